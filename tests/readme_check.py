@@ -7,7 +7,9 @@ The block under "Using the command line" runs line by line in an empty
 directory that holds `build` (the build directory) and `examples` (the
 repository's) beside each other, as the repository root does. Every
 command must exit 0. Before any runs, every input a command names must
-come with the repository or be written by a command before it.
+come with the repository or be written by a command before it. A file a
+line's comment counts ("> rows.csv   # 5 rows") must hold that many rows,
+and a prediction (--predict ROWS --out CLASSES) one class a row.
 Skips (exit 77) where no PoCL device is listed: the block names one.
 """
 import os
@@ -70,6 +72,49 @@ def check_inputs(lines, source):
     return failures
 
 
+# A comment that counts the rows of what its line writes.
+ROWS = re.compile(r"#.*?\b(\d+) rows?\b")
+
+
+def lines_of(path):
+    """A file's lines, or None where it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().splitlines()
+    except OSError:
+        return None
+
+
+def check_counts(number, line, root, counted):
+    """What a line that ran wrote: as many rows as its comment says (noted
+    in counted, by file), and a class for each row it predicted."""
+    failures = []
+    tokens = words(line)
+    said = ROWS.search(line)
+    if said and ">" in tokens[:-1]:
+        target = tokens[tokens.index(">") + 1]
+        counted[target] = int(said.group(1))
+        rows = lines_of(os.path.join(root, target)) or []
+        blank = sum(1 for row in rows if not row.strip())
+        if len(rows) != counted[target] or blank:
+            failures.append(f"line {number}: {target} holds {len(rows)} "
+                            f"lines, {blank} of them blank, not the "
+                            f"{counted[target]} rows its comment says: "
+                            f"{line}")
+    if "--predict" in tokens[:-1] and "--out" in tokens[:-1]:
+        source = tokens[tokens.index("--predict") + 1]
+        out = tokens[tokens.index("--out") + 1]
+        rows = [row for row in lines_of(os.path.join(root, source)) or []
+                if row.strip()]
+        want = counted.get(source, len(rows))
+        classes = lines_of(os.path.join(root, out))
+        if classes is None or len(classes) != want or want == 0:
+            failures.append(f"line {number}: {out} holds "
+                            f"{len(classes or [])} predictions for the "
+                            f"{want} rows of {source}: {line}")
+    return failures
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
@@ -88,6 +133,7 @@ def main():
         os.symlink(build, os.path.join(root, "build"))
         os.symlink(os.path.join(source, "examples"),
                    os.path.join(root, "examples"))
+        counted = {}
         for number, line in enumerate(lines, 1):
             started = time.monotonic()
             run = subprocess.run(["bash", "-c", "set -o pipefail; " + line],
@@ -99,6 +145,8 @@ def main():
             if run.returncode != 0:
                 failures.append(f"line {number} exited {run.returncode}: "
                                 f"{line}\n{run.stderr}")
+            else:
+                failures += check_counts(number, line, root, counted)
     for failure in failures:
         print(failure, file=sys.stderr)
     return 1 if failures else 0

@@ -778,6 +778,51 @@ static void check_run_usage_errors(void) {
   release(&r);
 }
 
+/* A name that is no option, command, workload or function suggests the
+ * one it most likely meant (the library's rule, ck_param_suggest), and
+ * one near nothing suggests nothing. */
+static void check_suggestions(void) {
+  static const struct {
+    const char *args[8];
+    const char *message; /* on stderr, exit 2 */
+  } cases[] = {
+      {{"run", "pso", "--iterations", "5", NULL},
+       "unknown option '--iterations'; did you mean --iters?"},
+      {{"run", "pso", "--device", "ref", "--partciles", "8", NULL},
+       "unknown option '--partciles'; did you mean --particles?"},
+      {{"run", "ga", "--island-sise", "8", NULL},
+       "unknown option '--island-sise'; did you mean --island-size?"},
+      /* The common options too. */
+      {{"run", "selfcheck", "--sede", "5", NULL},
+       "unknown option '--sede'; did you mean --seed?"},
+      {{"bench", "--quite", NULL},
+       "unknown option '--quite'; did you mean --quiet?"},
+      {{"run", "pso", "--device", "ref", "--fn", "rastrign", NULL},
+       "unknown function 'rastrign'; built in: sphere rastrigin"},
+      {{"run", "pso", "--device", "ref", "--fn", "rastrign", NULL},
+       "; did you mean rastrigin?"},
+      {{"run", "psoo", NULL},
+       "unknown workload 'psoo'; known: selfcheck pso ga aco nn gas; did "
+       "you mean pso?"},
+      {{"devcies", NULL}, "unknown command 'devcies'; did you mean devices?"},
+      {{"help", "bnech", NULL}, "unknown command 'bnech'; did you mean bench?"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    expect_refusal(cases[c].args, 2, cases[c].message);
+  static const char *const far[][8] = {
+      {"run", "selfcheck", "--bogus", NULL},
+      {"run", "pso", "--device", "ref", "--fn", "nosuch", NULL},
+      {"frobnicate", NULL},
+  };
+  for (size_t c = 0; c < sizeof far / sizeof far[0]; ++c) {
+    run_output r = run_clkit(far[c]);
+    EXPECT_EXIT(r, 2, far[c]);
+    CHECK_MSG(!has(r.err, "did you mean"), "'clkit %s' suggested: %s",
+              label_of(far[c]), r.err);
+    release(&r);
+  }
+}
+
 /* A file the user may not write is refused even where its directory would
  * let a rename replace it. Run as the super-user (as CI runs), no file is
  * one it may not write, so clkit is run here as nobody, in a directory of
@@ -2512,7 +2557,8 @@ static void check_results_whole(void) {
 
 /* On a terminal, a run's progress shows its rate, the time left and the
  * best so far; compare says which workload and device it runs; --quiet
- * shows none of it. */
+ * shows none of it. Elsewhere the same text comes as a line now and
+ * then. */
 static void check_terminal_progress(void) {
   printf("progress on a terminal\n");
   const char *const args[] = {"run",    "pso", "--device",    "ref",
@@ -2542,10 +2588,100 @@ static void check_terminal_progress(void) {
   CHECK_MSG(r.err[0] == '\0', "--quiet drew: %s", r.err);
   release(&r);
   stderr_on_terminal = 0;
-  /* Not on a terminal: nothing drawn. */
-  r = run_clkit(args);
+  /* Not on a terminal: nothing drawn in place, but a line of its own a
+   * while into the run (CLKIT_PROGRESS_AFTER's seconds), and then one
+   * every ten seconds: here one. */
+  const char *const soon[] = {"CLKIT_PROGRESS_AFTER=0.5", NULL};
+  r = run_clkit_env(soon, args);
   EXPECT_EXIT(r, 0, args);
-  CHECK_MSG(r.err[0] == '\0', "drawn off a terminal: %s", r.err);
+  CHECK_MSG(count_lines(r.err) == 1 && !strchr(r.err, '\r') &&
+                has_line_starting(r.err, "[") && has(r.err, "% ") &&
+                has(r.err, " iterations/s\n"),
+            "not one progress line off a terminal: %s", r.err);
+  release(&r);
+  /* Not with --quiet, nor beside --json. */
+  const char *const json_args[] = {"run",    "pso", "--device",    "ref",
+                                   "--dim",  "4",   "--particles", "64",
+                                   "--time", "1.5", "--json",      NULL};
+  const char *const *silent[] = {quiet_args, json_args};
+  for (size_t i = 0; i < 2; ++i) {
+    r = run_clkit_env(soon, silent[i]);
+    EXPECT_EXIT(r, 0, silent[i]);
+    CHECK_MSG(r.err[0] == '\0', "progress lines beside %s: %s",
+              i ? "--json" : "--quiet", r.err);
+    release(&r);
+  }
+  /* By default, a run of a second or less writes none. */
+  const char *const by_default[] = {"CLKIT_PROGRESS_AFTER", NULL};
+  const char *const brief[] = {"run",    "pso", "--device",    "ref",
+                               "--dim",  "4",   "--particles", "64",
+                               "--time", "0.5", NULL};
+  r = run_clkit_env(by_default, brief);
+  EXPECT_EXIT(r, 0, brief);
+  CHECK_MSG(r.err[0] == '\0', "a progress line in half a second: %s", r.err);
+  release(&r);
+  /* A value that is no number of seconds is warned of. */
+  const char *const wrong[] = {"CLKIT_PROGRESS_AFTER=soon", NULL};
+  r = run_clkit_env(wrong, brief);
+  EXPECT_EXIT(r, 0, brief);
+  EXPECT_HAS(r.err, "warning: CLKIT_PROGRESS_AFTER: 'soon' is not a number",
+             brief);
+  release(&r);
+}
+
+/* On PoCL, with its caches off (environment): what the compiler writes to
+ * stderr while a program builds is kept out of a run that succeeds, and
+ * shown with --verbose. The compiler's warnings (a user objective's
+ * unused variable, say) never reach stderr; PoCL's debug output
+ * (POCL_DEBUG=llvm) is the chatter a build writes there, echoing the
+ * build's options. Off a terminal, a long build says so in a line. */
+static void check_compiler_chatter(const char *const *environment) {
+  char source[600];
+  test_write_text(work_dir, "warns.cl",
+                  "float objective(const float *x, int dim) {\n"
+                  "  float unused = 1.0f;\n"
+                  "  x[0] + 1.0f;\n"
+                  "  return x[0] * x[0];\n"
+                  "}\n",
+                  source, sizeof source);
+  const char *const quiet[] = {
+      "run",         "pso", "--device", "pocl", "--objective", source,
+      "--lo",        "-1",  "--hi",     "1",    "--dim",       "2",
+      "--particles", "16",  "--iters",  "5",    "--quiet",     NULL};
+  run_output r = run_clkit_env(environment, quiet);
+  EXPECT_EXIT(r, 0, quiet);
+  CHECK_MSG(r.err[0] == '\0', "a build's warnings on stderr: %s", r.err);
+  release(&r);
+
+  const char *with_debug[8] = {NULL};
+  size_t count = 0;
+  for (; environment[count] && count + 3 < 8; ++count)
+    with_debug[count] = environment[count];
+  with_debug[count++] = "POCL_DEBUG=llvm";
+  with_debug[count++] = "CLKIT_PROGRESS_AFTER=0.2";
+  const char *const plain[] = {
+      "run",         "pso", "--device", "pocl", "--objective", source,
+      "--lo",        "-1",  "--hi",     "1",    "--dim",       "2",
+      "--particles", "16",  "--iters",  "5",    NULL};
+  const char *const verbose[] = {
+      "run",         "pso", "--device", "pocl", "--objective", source,
+      "--lo",        "-1",  "--hi",     "1",    "--dim",       "2",
+      "--particles", "16",  "--iters",  "5",    "--verbose",   NULL};
+  static const char echoed[] = "CK_DEVICE_CPU=1";
+  r = run_clkit_env(with_debug, verbose);
+  EXPECT_EXIT(r, 0, verbose);
+  int chatters = has(r.err, echoed);
+  release(&r);
+  if (!chatters) {
+    printf("PoCL's debug output echoes no build options: --verbose not "
+           "tested\n");
+    return;
+  }
+  r = run_clkit_env(with_debug, plain);
+  EXPECT_EXIT(r, 0, plain);
+  CHECK_MSG(!has(r.err, echoed), "a build's chatter without --verbose:\n%s",
+            r.err);
+  EXPECT_HAS(r.err, "building kernels: pso for ocl:", plain);
   release(&r);
 }
 
@@ -2572,6 +2708,7 @@ static void check_builds_shown(void) {
     EXPECT_EXIT(r, 0, args);
     EXPECT_HAS(r.err, "building kernels: ga for ocl:", args);
     release(&r);
+    check_compiler_chatter(environment);
   } else {
     printf("no PoCL device: a slow build's notice not tested\n");
   }
@@ -2769,6 +2906,20 @@ static void check_device_notes(void) {
     if (e == 1)
       CHECK_MSG(!has(r.out, "\"cuda\":\"ok\""), "CUDA listed as ok: %s", r.out);
     release(&r);
+    /* The notes are the device list's: a run says none of them, the
+     * default device's choice included. */
+    const char *const runs[][10] = {
+        {"run", "pso", "--device", "ref", "--dim", "2", "--iters", "3", NULL},
+        {"run", "selfcheck", "--count", "100", NULL},
+        {"compare", "selfcheck", "--devices", "ref", "--count", "100", NULL}};
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; ++i) {
+      r = run_clkit_env(environments[e], runs[i]);
+      EXPECT_EXIT(r, 0, runs[i]);
+      CHECK_MSG(
+          !has(r.err, "note:") && !has(r.err, "NVIDIA") && !has(r.err, "CUDA"),
+          "'clkit %s' told of the devices:\n%s", label_of(runs[i]), r.err);
+      release(&r);
+    }
   }
 }
 
@@ -3510,10 +3661,15 @@ int main(int argc, char **argv) {
   unsetenv("CLKIT_DEVICE");
   unsetenv("CLKIT_CACHE");
   unsetenv("CLKIT_KERNEL_DIR");
+  /* Off a terminal, a run writes its progress after seconds: what the
+   * other checks find on stderr would then depend on the machine's speed.
+   * The checks of progress set their own. */
+  setenv("CLKIT_PROGRESS_AFTER", "600", 1);
 
   check_whole_number_parser();
   check_basic_commands();
   check_run_usage_errors();
+  check_suggestions();
   check_ref_runs();
   check_results_whole();
   check_terminal_progress();

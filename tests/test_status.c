@@ -733,6 +733,85 @@ static void check_parse_number(void) {
   CHECK_INVALID(ck_param_parse_number("1", NULL), "value is NULL");
 }
 
+static void expect_last_message(const char *mention) {
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, mention) != NULL, "the message is '%s', not '%s'",
+            message, mention);
+}
+
+/* ck_param_suggest: the name a mistyped word meant, or none; and the
+ * library's own messages for its tables, which use the same rule. */
+static void check_param_suggest(void) {
+  static const char *const options[] = {
+      "iters",  "particles",   "island-size", "islands", "dim",      "time",
+      "target", "check-every", "lo",          "hi",      "log-every"};
+  static const struct {
+    const char *word;
+    const char *nearest; /* NULL: none near enough */
+  } cases[] = {
+      {"iterations", "iters"},        /* abbreviated */
+      {"itres", "iters"},             /* two letters swapped */
+      {"iter", "iters"},              /* one missing */
+      {"ITERS", "iters"},             /* any case */
+      {"particle", "particles"},      /* one missing */
+      {"partciles", "particles"},     /* swapped */
+      {"island-sise", "island-size"}, /* one wrong */
+      {"islandsize", "island-size"},  /* one missing, not islands */
+      {"dimension", "dim"},           /* abbreviated */
+      {"tiem", "time"},               /* swapped */
+      {"targte", "target"},           /* swapped */
+      {"check-evry", "check-every"},  /* one missing */
+      {"seed", NULL},                 /* nothing near */
+      {"bogus", NULL},
+      {"x", NULL},  /* too short to be near */
+      {"it", NULL}, /* too short to abbreviate */
+      {"", NULL},
+  };
+  size_t count = sizeof options / sizeof *options;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+    const char *nearest = "unset";
+    CHECK_OK(ck_param_suggest(cases[i].word, options, count, &nearest));
+    CHECK_MSG(nearest == cases[i].nearest ||
+                  (nearest && cases[i].nearest &&
+                   strcmp(nearest, cases[i].nearest) == 0),
+              "'%s' suggested %s, not %s", cases[i].word,
+              nearest ? nearest : "nothing",
+              cases[i].nearest ? cases[i].nearest : "nothing");
+  }
+  /* A NULL name is skipped; no names suggest nothing. */
+  const char *const holes[] = {NULL, "rastrigin", NULL};
+  const char *nearest = NULL;
+  CHECK_OK(ck_param_suggest("rastrign", holes, 3, &nearest));
+  CHECK(nearest == holes[1]);
+  CHECK_OK(ck_param_suggest("rastrign", NULL, 0, &nearest));
+  CHECK(nearest == NULL);
+  CHECK_INVALID(ck_param_suggest("x", NULL, 2, &nearest),
+                "ck_param_suggest: names is NULL but count is 2");
+
+  /* The library's tables: workloads, a workload's options, functions. */
+  const ck_workload *workload = NULL;
+  CHECK(ck_workload_find("psoo", &workload) == CK_ERROR_NOT_FOUND);
+  expect_last_message("unknown workload 'psoo'; known: selfcheck pso ga aco "
+                      "nn gas; did you mean pso?");
+  CHECK_OK(ck_workload_find("pso", &workload));
+  const ck_param unknown = {"iterations", "5"};
+  CHECK_INVALID(ck_workload_check(workload, &unknown, 1),
+                "workload pso has no option --iterations; did you mean "
+                "--iters?");
+  const ck_objective_info *info = NULL;
+  CHECK_INVALID(ck_objective_find("rastrign", &info),
+                "unknown function 'rastrign'; built in: sphere rastrigin "
+                "rosenbrock griewank ackley schwefel michalewicz "
+                "styblinski-tang f1 f2 lsq; did you mean rastrigin?");
+  CHECK(ck_objective_find("nosuch", &info) == CK_ERROR_INVALID_ARGUMENT);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "built in: sphere") &&
+                !strstr(message, "did you mean"),
+            "'nosuch': %s", message);
+}
+
 /* ---- NULL arguments, named ----------------------------------------------- */
 
 static const ck_workload *selfcheck_workload(void) {
@@ -809,6 +888,13 @@ static ck_status null_param_parse_number(void *context, int which) {
   return ck_param_parse_number(NULL_AT(0, "1"), NULL_AT(1, &value));
 }
 
+static ck_status null_param_suggest(void *context, int which) {
+  (void)context;
+  const char *const names[] = {"iters"};
+  const char *nearest = NULL;
+  return ck_param_suggest(NULL_AT(0, "itres"), names, 1, NULL_AT(1, &nearest));
+}
+
 static ck_status null_result_get_metric(void *context, int which) {
   (void)context;
   ck_result result;
@@ -873,6 +959,7 @@ static void check_null_messages(void) {
        {"workload", "set", "results", "produced"},
        null_compare_run},
       {"ck_param_parse_number", {"text", "value"}, null_param_parse_number},
+      {"ck_param_suggest", {"word", "nearest"}, null_param_suggest},
       {"ck_result_get_metric",
        {"result", "name", "value"},
        null_result_get_metric},
@@ -911,6 +998,7 @@ static void check_null_messages(void) {
 int main(void) {
   check_validator();
   check_parse_number();
+  check_param_suggest();
   check_status_names();
   check_status_messages();
   check_last_error();

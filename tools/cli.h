@@ -9,6 +9,10 @@
 
 enum { EXIT_OK = 0, EXIT_FAILURE_RUN = 1, EXIT_USAGE = 2 };
 
+/* The most long options a command's table holds (run's: the common
+ * options and a workload's). */
+enum { MAX_LONG_OPTIONS = 160 };
+
 /* Prints "clkit: <message>" for the last library error; returns 1 or 2. */
 int cli_report(ck_status status);
 
@@ -50,17 +54,27 @@ int cli_tsp(int argc, char **argv);
  * while kernels build. For writes from signal handlers. */
 extern int cli_stderr_fd;
 
-/* Begins a command's runs: drawn says whether to draw the line (a
- * terminal, without --quiet); rows is how many runs the command makes, so
- * that the line names the workload, the device and the run's place (0: a
- * single run, which the line need not name). */
-void cli_status_begin(int drawn, size_t rows);
+/* How the status line is shown: not at all (--quiet, --json), drawn in
+ * place (stderr is a terminal), or as lines now and then (elsewhere). */
+typedef enum cli_status_mode {
+  CLI_STATUS_OFF,
+  CLI_STATUS_DRAWN,
+  CLI_STATUS_LINES
+} cli_status_mode;
+
+/* Begins a command's runs: mode says how to show the line; verbose
+ * (--verbose) shows what the device's runtime wrote while kernels built,
+ * which is otherwise shown only for a build that failed; rows is how
+ * many runs the command makes, so that the line names the workload, the
+ * device and the run's place (0: a single run, which the line need not
+ * name). */
+void cli_status_begin(cli_status_mode mode, int verbose, size_t rows);
 /* Clears the line, stops its clock and shows what builds held back. */
 void cli_status_end(void);
 /* For ck_run_options.progress (the caller returns whether to stop). */
 void cli_status_progress(const ck_progress *progress);
-/* A ck_build_fn: draws "building kernels" once a build has lasted a
- * second, and holds what the runtime writes on descriptor 2 meanwhile. */
+/* A ck_build_fn: shows "building kernels" once a build has lasted a
+ * while, and holds what the runtime writes on descriptor 2 meanwhile. */
 void cli_status_build(void *user, const char *program, const char *device,
                       ck_build_state state, double seconds);
 /* Clears the line and prints line to out. */

@@ -22,6 +22,23 @@ int cli_next_option(int argc, char **argv, const char *short_options,
   return getopt_long(argc, argv, short_options, options, NULL);
 }
 
+/* "unknown option '--NAME'", and the option it most likely meant. */
+static void unknown_long_option(char *message, size_t size, const char *name,
+                                size_t length, const struct option *options) {
+  char word[128];
+  const char *names[MAX_LONG_OPTIONS];
+  size_t count = 0;
+  snprintf(word, sizeof word, "%.*s", (int)length, name);
+  for (const struct option *o = options;
+       o && o->name && count < MAX_LONG_OPTIONS; ++o)
+    names[count++] = o->name;
+  const char *nearest = NULL;
+  ck_param_suggest(word, names, count, &nearest);
+  snprintf(message, size, "unknown option '--%.*s'%s%s%s", (int)length, name,
+           nearest ? "; did you mean --" : "", nearest ? nearest : "",
+           nearest ? "?" : "");
+}
+
 void cli_option_message(char *message, size_t size, int code, char **argv,
                         int index, const struct option *options) {
   const int inside_cluster = index == optind_before;
@@ -64,8 +81,7 @@ void cli_option_message(char *message, size_t size, int code, char **argv,
         separator = ", ";
       }
     } else
-      snprintf(message, size, "unknown option '--%.*s'", (int)length,
-               option + 2);
+      unknown_long_option(message, size, option + 2, length, options);
     return;
   }
   /* A short option: getopt leaves the letter in optopt. */

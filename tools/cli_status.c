@@ -1,13 +1,15 @@
 /*
  * cli_status.c - the line on standard error that says what a command is
- * waiting for: kernel builds (once they have lasted a second) or a run's
- * progress (its rate, the time left and the best so far). It is drawn on
- * a terminal only. Kernels build from a run's first build to its first
- * progress report: some runtimes (PoCL) compile each kernel again at its
- * first launch, after the program's build has returned. While a program
- * builds, what the device's runtime writes to standard error itself
- * (PoCL's "1 error generated.") is held, and shown after the build, or
- * after clkit's own message when the build failed.
+ * waiting for: kernel builds or a run's progress (its rate, the time left
+ * and the best so far). On a terminal it is drawn in place once a wait
+ * has lasted a second; elsewhere (a pipe, a log file) it is written as a
+ * line of its own a few seconds into a build or a run, then every ten
+ * seconds. Kernels build from a run's first build to its first progress
+ * report: some runtimes (PoCL) compile each kernel again at its first
+ * launch, after the program's build has returned. While a program builds,
+ * what the device's runtime writes to standard error itself (a compiler's
+ * "3 warnings generated.") is held: shown after clkit's own message when
+ * the build failed, else only with --verbose.
  */
 #include <math.h>
 #include <pthread.h>
@@ -24,6 +26,11 @@
 #define SHOW_AFTER_S 1.0
 /* How often the build line's clock moves. */
 #define TICK_S 0.25
+/* Off a terminal: the first line after this many seconds of a build or a
+ * run (CLKIT_PROGRESS_AFTER sets it), and then a line every LINES_EVERY_S.
+ * A log gets a line now and then, not one a report. */
+#define LINES_AFTER_S 3.0
+#define LINES_EVERY_S 10.0
 
 int cli_stderr_fd = STDERR_FILENO;
 
@@ -32,11 +39,14 @@ static struct {
   pthread_cond_t wake;
   pthread_t ticker;
   int ticking, ending;
-  int drawn;        /* a terminal, and the command draws */
-  FILE *out;        /* the terminal, apart from file descriptor 2 */
-  size_t shown;     /* characters on the line now; 0 when clear */
-  char label[96];   /* "compare pso: ocl:0.0 (2 of 3)", or "" for run */
-  size_t rows, row; /* a comparison's runs, and the one running */
+  cli_status_mode mode;
+  int verbose;        /* what builds held back is shown when they succeed */
+  double lines_after; /* LINES_AFTER_S, or CLKIT_PROGRESS_AFTER's */
+  double line_at;     /* when the last line was written (lines); 0: none */
+  FILE *out;          /* stderr, apart from file descriptor 2 */
+  size_t shown;       /* characters on the line now; 0 when clear */
+  char label[96];     /* "compare pso: ocl:0.0 (2 of 3)", or "" for run */
+  size_t rows, row;   /* a comparison's runs, and the one running */
   /* The run in progress. */
   double started, first_at, first_fraction, first_steps;
   int reported;
@@ -99,14 +109,33 @@ static void duration(char *text, size_t size, double seconds) {
     snprintf(text, size, "%ldh%02ldm", whole / 3600, whole % 3600 / 60);
 }
 
+/* Under the lock: text, drawn in place on a terminal; elsewhere a line
+ * of its own once `elapsed` seconds have passed, and LINES_EVERY_S after
+ * the last. */
+static void show(const char *text, double elapsed) {
+  if (status.mode == CLI_STATUS_DRAWN) {
+    if (elapsed >= SHOW_AFTER_S)
+      draw(text);
+    return;
+  }
+  double at = now();
+  if (status.mode != CLI_STATUS_LINES || elapsed < status.lines_after ||
+      (status.line_at > 0 && at - status.line_at < LINES_EVERY_S))
+    return;
+  fprintf(status.out, "%s\n", text);
+  fflush(status.out);
+  status.line_at = at;
+}
+
 /* Under the lock. */
-static void draw_build(void) {
+static void show_build(void) {
   char line[320], waited[32];
-  duration(waited, sizeof waited, now() - status.build_started);
+  double elapsed = now() - status.build_started;
+  duration(waited, sizeof waited, elapsed);
   snprintf(line, sizeof line, "%s%sbuilding kernels: %s for %s, %s%s",
            status.label, status.label[0] ? " " : "", status.program,
            status.device, waited, status.in_build ? "" : " (first launches)");
-  draw(line);
+  show(line, elapsed);
 }
 
 static void *tick(void *unused) {
@@ -119,21 +148,41 @@ static void *tick(void *unused) {
     until.tv_sec += nanoseconds / 1000000000L;
     until.tv_nsec = nanoseconds % 1000000000L;
     pthread_cond_timedwait(&status.wake, &status.lock, &until);
-    if (!status.ending && status.building &&
-        now() - status.build_started >= SHOW_AFTER_S)
-      draw_build();
+    if (!status.ending && status.building)
+      show_build();
   }
   pthread_mutex_unlock(&status.lock);
   return NULL;
 }
 
-void cli_status_begin(int drawn, size_t rows) {
+/* CLKIT_PROGRESS_AFTER's seconds, else LINES_AFTER_S; a value that is no
+ * such number is warned of. */
+static double lines_after(void) {
+  const char *text = getenv("CLKIT_PROGRESS_AFTER");
+  double seconds = LINES_AFTER_S;
+  if (!text || !*text)
+    return seconds;
+  if (ck_param_parse_number(text, &seconds) != CK_OK || seconds < 0) {
+    fprintf(stderr,
+            "clkit: warning: CLKIT_PROGRESS_AFTER: '%s' is not a number of "
+            "seconds; progress lines begin after %g s\n",
+            text, LINES_AFTER_S);
+    seconds = LINES_AFTER_S;
+  }
+  return seconds;
+}
+
+void cli_status_begin(cli_status_mode mode, int verbose, size_t rows) {
   pthread_mutex_lock(&status.lock);
   status.rows = rows;
   status.row = 0;
   status.label[0] = '\0';
   status.started = now();
   status.reported = 0;
+  status.verbose = verbose;
+  status.line_at = 0;
+  if (mode == CLI_STATUS_LINES)
+    status.lines_after = lines_after();
   if (!status.out) {
     /* A descriptor of its own: file descriptor 2 is lent to the runtime
      * during builds. */
@@ -147,8 +196,8 @@ void cli_status_begin(int drawn, size_t rows) {
       cli_stderr_fd = fd;
     }
   }
-  status.drawn = drawn;
-  if (drawn && !status.ticking &&
+  status.mode = mode;
+  if (mode != CLI_STATUS_OFF && !status.ticking &&
       pthread_create(&status.ticker, NULL, tick, NULL) == 0)
     status.ticking = 1;
   pthread_mutex_unlock(&status.lock);
@@ -186,7 +235,7 @@ void cli_status_print(FILE *out, const char *line) {
 
 /* Under the lock: the time left, the best so far and the rate, in that
  * order, so that a narrow terminal cuts the least wanted. */
-static void draw_progress(const ck_progress *progress, double elapsed) {
+static void show_progress(const ck_progress *progress, double elapsed) {
   char line[320], bar[21], waited[32], rate[48] = "", left[40] = "",
                                        best[64] = "";
   double fraction = progress->fraction < 0   ? 0
@@ -217,7 +266,7 @@ static void draw_progress(const ck_progress *progress, double elapsed) {
   snprintf(line, sizeof line, "%s%s[%s] %3.0f%% %s%s%s%s", status.label,
            status.label[0] ? " " : "", bar, fraction * 100, waited, left, best,
            rate);
-  draw(line);
+  show(line, elapsed);
 }
 
 void cli_status_progress(const ck_progress *progress) {
@@ -228,6 +277,7 @@ void cli_status_progress(const ck_progress *progress) {
     status.started = at;
     status.reported = 0;
     status.building = 0;
+    status.line_at = 0;
     if (status.rows)
       snprintf(status.label, sizeof status.label, "%s on %s (%zu of %zu)",
                progress->workload, progress->device, ++status.row, status.rows);
@@ -238,8 +288,7 @@ void cli_status_progress(const ck_progress *progress) {
       status.first_fraction = progress->fraction;
       status.first_steps = progress->steps;
     }
-    if (status.drawn && at - status.started >= SHOW_AFTER_S)
-      draw_progress(progress, at - status.started);
+    show_progress(progress, at - status.started);
   }
   pthread_mutex_unlock(&status.lock);
 }
@@ -290,12 +339,15 @@ void cli_status_build(void *user, const char *program, const char *device,
     }
     if (!status.building)
       clear_line();
-    /* After a build that succeeded, what the runtime said is shown now;
-     * after one that failed, once clkit has said why (cli_status_flush). */
+    /* After a build that succeeded, what the runtime said (warnings, a
+     * count of them) is shown with --verbose alone; after one that failed,
+     * once clkit has said why (cli_status_flush). */
     if (state == CK_BUILD_DONE && status.held_size) {
-      clear_line();
-      fputs(status.held, stderr);
-      fflush(stderr);
+      if (status.verbose) {
+        clear_line();
+        fputs(status.held, stderr);
+        fflush(stderr);
+      }
       status.held_size = 0;
     }
   }

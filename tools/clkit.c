@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "cli_mpi.h"
 
-enum { MAX_DEVICES = 64, MAX_PARAMS = 128, MAX_LONG_OPTIONS = 160 };
+enum { MAX_DEVICES = 64, MAX_PARAMS = 128 };
 
 /* Option codes of the common options; workload options come after. */
 enum {
@@ -25,6 +25,7 @@ enum {
   OPT_DEVICE = 'd',
   OPT_JSON = 1000,
   OPT_QUIET,
+  OPT_VERBOSE,
   OPT_SEED,
   OPT_DEVICES,
   OPT_PROBE,
@@ -256,7 +257,9 @@ static const char common_run_help[] =
     "      --seed N             the run's seed, used on every backend "
     "(default 1)\n"
     "      --json               print the result as one JSON object a line\n"
-    "      --quiet              no progress bar or log lines but warnings\n"
+    "      --quiet              no progress or log lines but warnings\n"
+    "      --verbose            show what device compilers wrote as kernels\n"
+    "                           built (else shown only when a build fails)\n"
     "  -h, --help               this text\n";
 
 /* `clkit run --help` and `clkit help run` (compare alike): the options
@@ -595,7 +598,7 @@ typedef struct run_config {
   const ck_workload *workload;
   const char *selector;
   uint64_t seed;
-  int seed_given, json, quiet, spread;
+  int seed_given, json, quiet, verbose, spread;
   const char *shares; /* --shares, as given */
   ck_param params[MAX_PARAMS];
   size_t param_count;
@@ -643,6 +646,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
   options[count++] = (struct option){"seed", required_argument, NULL, OPT_SEED};
   options[count++] = (struct option){"json", no_argument, NULL, OPT_JSON};
   options[count++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
+  options[count++] = (struct option){"verbose", no_argument, NULL, OPT_VERBOSE};
   options[count++] = (struct option){"help", no_argument, NULL, OPT_HELP};
   if (!is_compare) {
     options[count++] = (struct option){"spread", no_argument, NULL, OPT_SPREAD};
@@ -683,6 +687,9 @@ static int parse_run_options(const char *command, int argc, char **argv,
       break;
     case OPT_QUIET:
       config->quiet = 1;
+      break;
+    case OPT_VERBOSE:
+      config->verbose = 1;
       break;
     case OPT_SPREAD:
       config->spread = 1;
@@ -762,10 +769,13 @@ static void warn_if_cache_unusable(void) {
               : "");
 }
 
-/* The status line is for a person at a terminal: not with --quiet, nor
+/* The status line is for a person: drawn at a terminal, and elsewhere
+ * (a pipe, a log) written as a line now and then; not with --quiet, nor
  * beside --json, which a program reads. */
-static int status_drawn(const run_config *config) {
-  return !config->json && !config->quiet && isatty(STDERR_FILENO);
+static cli_status_mode status_mode(int json, int quiet) {
+  if (json || quiet)
+    return CLI_STATUS_OFF;
+  return isatty(STDERR_FILENO) ? CLI_STATUS_DRAWN : CLI_STATUS_LINES;
 }
 
 /* What every run of run and compare is told: the seed, and where its
@@ -991,7 +1001,9 @@ static int command_run_spread(run_config *config, FILE *text) {
   ck_run_options options = run_options(config, &sink);
   options.spread = &spread;
   catch_interruptions_again();
-  cli_status_begin(leader && status_drawn(config), 0);
+  cli_status_begin(leader ? status_mode(config->json, config->quiet)
+                          : CLI_STATUS_OFF,
+                   config->verbose, 0);
   ck_result result;
   status = ck_workload_run(config->workload, &devices[0], config->params,
                            config->param_count, &options, &result);
@@ -1043,7 +1055,8 @@ static int command_run(int argc, char **argv) {
     exit_code = cli_report(status);
   catch_interruptions_again();
   if (exit_code == EXIT_OK)
-    cli_status_begin(status_drawn(&config), count > 1 ? count : 0);
+    cli_status_begin(status_mode(config.json, config.quiet), config.verbose,
+                     count > 1 ? count : 0);
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
     line_sink sink = {config.json ? stderr : text, config.quiet, 0};
     ck_run_options options = run_options(&config, &sink);
@@ -1109,7 +1122,8 @@ static int command_compare(int argc, char **argv) {
     size_t runs = 1; /* ref, the oracle */
     for (size_t k = 0; k < count; ++k)
       runs += set.devices[indices[k]].backend != CK_BACKEND_REF;
-    cli_status_begin(status_drawn(&config), runs);
+    cli_status_begin(status_mode(config.json, config.quiet), config.verbose,
+                     runs);
     status = ck_compare_run(config.workload, &set, indices, count, 0,
                             config.params, config.param_count, &options,
                             results, count + 1, &produced);
@@ -1153,11 +1167,12 @@ static int command_compare(int argc, char **argv) {
 /* bench's and demo's help (brief: demo's). */
 static void print_suite_help(const char *command, int brief) {
   printf("usage: clkit %s [-d|--device|--devices SEL] [--json] "
-         "[--quiet]\n\n%s\n\n"
+         "[--quiet] [--verbose]\n\n%s\n\n"
          "  -d, --device, --devices SEL\n"
          "                 %s\n"
          "      --json     print the table as one JSON object\n"
-         "      --quiet    no progress line on a terminal\n"
+         "      --quiet    no progress lines\n"
+         "      --verbose  show what device compilers wrote as kernels built\n"
          "  -h, --help     this text\n",
          command,
          brief ? "Runs each workload briefly on the default device and "
@@ -1242,12 +1257,13 @@ static int run_suite_row(const ck_workload *workload, const ck_device_set *set,
 /* Runs each workload with its defaults on each selected device. */
 static int run_suite(const char *command, int argc, char **argv, int brief) {
   const char *selector = NULL;
-  int json = 0, quiet = 0;
+  int json = 0, quiet = 0, verbose = 0;
   static const struct option options[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"devices", required_argument, NULL, OPT_DEVICES},
       {"json", no_argument, NULL, OPT_JSON},
       {"quiet", no_argument, NULL, OPT_QUIET},
+      {"verbose", no_argument, NULL, OPT_VERBOSE},
       {"help", no_argument, NULL, OPT_HELP},
       {NULL, 0, NULL, 0}};
   int c;
@@ -1264,6 +1280,9 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       break;
     case OPT_QUIET:
       quiet = 1;
+      break;
+    case OPT_VERBOSE:
+      verbose = 1;
       break;
     case OPT_HELP:
       print_suite_help(command, brief);
@@ -1295,8 +1314,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
     size_t runs = 0;
     for (size_t k = 0; k < count; ++k)
       runs += set.devices[indices[k]].backend == CK_BACKEND_REF ? 1 : 2;
-    cli_status_begin(!json && !quiet && isatty(STDERR_FILENO),
-                     runs * workload_count);
+    cli_status_begin(status_mode(json, quiet), verbose, runs * workload_count);
   }
   /* A row that fails or disagrees does not stop the table: the other
    * workloads and devices still run, and the exit status says it failed.
@@ -1525,6 +1543,20 @@ static int command_cache(int argc, char **argv) {
   return EXIT_OK;
 }
 
+/* "unknown command 'NAME'", and the command it most likely meant. */
+static int unknown_command(const char *name) {
+  static const char *const commands[] = {
+      "devices", "run", "compare", "bench",   "kernels", "cache",
+      "gen",     "tsp", "demo",    "version", "help"};
+  const char *nearest = NULL;
+  ck_param_suggest(name, commands, sizeof commands / sizeof *commands,
+                   &nearest);
+  fprintf(stderr, "%s: unknown command '%s'%s%s%s\n", program_name, name,
+          nearest ? "; did you mean " : "", nearest ? nearest : "",
+          nearest ? "?" : "");
+  return EXIT_USAGE;
+}
+
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     print_main_help(stderr);
@@ -1564,8 +1596,7 @@ static int dispatch(int argc, char **argv) {
           fputs(version_help, stdout);
           return EXIT_OK;
         }
-        fprintf(stderr, "%s: unknown command '%s'\n", program_name, name);
-        return EXIT_USAGE;
+        return unknown_command(name);
       }
     }
     print_main_help(stdout);
@@ -1601,7 +1632,7 @@ static int dispatch(int argc, char **argv) {
     return cli_gen(sub_argc, sub_argv);
   if (strcmp(command, "tsp") == 0)
     return cli_tsp(sub_argc, sub_argv);
-  fprintf(stderr, "%s: unknown command '%s'\n", program_name, command);
+  unknown_command(command);
   print_main_help(stderr);
   return EXIT_USAGE;
 }

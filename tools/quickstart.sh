@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what clkit needs on Debian or Ubuntu (when missing), builds it
-# in ./build, and runs `clkit demo` on the default device.
+# in ./build, runs `clkit demo` on the default device, and says where the
+# manual is (`man clkit` finds it only once installed).
 set -eu
 cd "$(dirname "$0")/.."
 packages="meson ninja-build pkg-config gcc python3 ocl-icd-opencl-dev \
@@ -21,4 +22,7 @@ if [ ! -f build/build.ninja ]; then
   meson setup build --buildtype=release
 fi
 ninja -C build
-exec ./build/tools/clkit demo
+status=0
+./build/tools/clkit demo || status=$?
+echo "The manual: man build/tools/clkit.1 (man clkit after meson install -C build)"
+exit "$status"

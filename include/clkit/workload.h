@@ -423,6 +423,22 @@ ck_status ck_result_format_json(const ck_result *result, char **json);
 ck_status ck_param_parse_number(const char *text, double *value);
 
 /*
+ * ck_param_suggest - the name a user most likely meant by a word that
+ * names nothing: the library's own messages suggest so for its tables
+ * (options, functions, workloads), and a caller does alike for its own.
+ * A name is near when a few letters are wrong, missing, extra or swapped
+ * (one in three, letters in any case), or when one abbreviates the other,
+ * its first three letters kept ("iters" and "iterations"). The nearest
+ * wins; a tie goes to the longer common beginning, then the first given.
+ * Takes: word; names, count of them (NULL entries are skipped); nearest,
+ * set to one of names (not copied), or NULL when none is near.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL word or nearest,
+ * or names NULL with count above 0.
+ */
+ck_status ck_param_suggest(const char *word, const char *const *names,
+                           size_t count, const char **nearest);
+
+/*
  * ck_result_get_metric - look a metric up by name.
  * Returns: CK_OK; CK_ERROR_NOT_FOUND; CK_ERROR_INVALID_ARGUMENT for a NULL
  * argument or a metric_count above CK_RESULT_MAX_METRICS.

@@ -124,7 +124,8 @@ def option_value(caller, key, row, value):
 def option_params(workload, caller, options, reserved=()):
     """Keyword arguments into (name, value) pairs of the workload's
     options; None leaves an option at its default. An unknown name is a
-    TypeError with clkit's own message."""
+    TypeError that names the keyword it most likely meant (clkit's rule,
+    ck_param_suggest)."""
     table = options_table(workload)
     params = []
     for key, value in options.items():
@@ -132,13 +133,12 @@ def option_params(workload, caller, options, reserved=()):
         if name in reserved:
             raise TypeError(f"{caller}(): {reserved[name]}")
         if name not in table:
-            try:
-                _clkit.check(workload, [(name, "1")])
-            except ArgumentError as error:
-                raise TypeError(f"{caller}() got an unexpected keyword "
-                                f"argument '{key}': {error}") from None
+            keywords = [option.replace("-", "_") for option in table
+                        if option not in reserved]
+            nearest = _clkit.suggest(key, keywords)
+            hint = f"; did you mean '{nearest}'?" if nearest else ""
             raise TypeError(f"{caller}() got an unexpected keyword argument "
-                            f"'{key}'")
+                            f"'{key}'{hint}")
         if value is None:
             continue
         text = option_value(caller, key, table[name], value)

@@ -272,6 +272,39 @@ static PyObject *py_check(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* _clkit.suggest(word, [names]) -> the name word most likely meant, or
+ * None (ck_param_suggest: the library's rule, for Python's own names). */
+static PyObject *py_suggest(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *word, *nearest = NULL;
+  PyObject *sequence, *result = NULL;
+  if (!PyArg_ParseTuple(args, "sO", &word, &sequence))
+    return NULL;
+  PyObject *names = PySequence_Fast(sequence, "suggest: names is no sequence");
+  if (!names)
+    return NULL;
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(names);
+  const char **texts = PyMem_Calloc((size_t)count + 1, sizeof *texts);
+  if (!texts) {
+    PyErr_NoMemory();
+    goto fail;
+  }
+  for (Py_ssize_t i = 0; i < count; ++i)
+    if (!(texts[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(names, i))))
+      goto fail;
+  ck_status status = ck_param_suggest(word, texts, (size_t)count, &nearest);
+  if (status != CK_OK)
+    result = ck_py_raise(status, 1);
+  else if (nearest)
+    result = PyUnicode_FromString(nearest);
+  else
+    result = Py_NewRef(Py_None);
+fail:
+  PyMem_Free(texts);
+  Py_DECREF(names);
+  return result;
+}
+
 static PyObject *py_version(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
@@ -289,6 +322,8 @@ static PyMethodDef methods[] = {
      "options(workload) -> (summary, [(name, value_name, default, help)])"},
     {"check", py_check, METH_VARARGS,
      "check(workload, options): raise ArgumentError for bad options"},
+    {"suggest", py_suggest, METH_VARARGS,
+     "suggest(word, names) -> the name word most likely meant, or None"},
     {"version", py_version, METH_NOARGS, "version() -> clkit's version"},
     {"run", (PyCFunction)(void (*)(void))ck_py_run,
      METH_VARARGS | METH_KEYWORDS,

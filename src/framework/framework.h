@@ -126,6 +126,11 @@ extern const ck_workload ck__aco_workload;
 extern const ck_workload ck__nn_workload;
 extern const ck_workload ck__gas_workload;
 
+/* After a failure that name is no option of options: appends the option
+ * it most likely meant ("; did you mean --iters?") where one is near;
+ * returns the failure's status. */
+ck_status ck__option_suggest(const ck__option *options, const char *name);
+
 /* The value of option name, or NULL when not given (last one wins). */
 const char *ck__param_find(const ck_param *params, size_t count,
                            const char *name);

@@ -11,6 +11,14 @@
 
 #include "framework/framework.h"
 
+ck_status ck__option_suggest(const ck__option *options, const char *name) {
+  ck__nearest nearest;
+  ck__nearest_begin(&nearest, name);
+  for (const ck__option *option = options; option->name; ++option)
+    ck__nearest_offer(&nearest, option->name);
+  return ck__nearest_append(&nearest, "--");
+}
+
 const char *ck__param_find(const ck_param *params, size_t count,
                            const char *name) {
   const char *value = NULL;

@@ -21,10 +21,14 @@ ck_status ck_workload_find(const char *name, const ck_workload **workload) {
       return CK_OK;
     }
   }
+  ck__nearest nearest;
+  ck__nearest_begin(&nearest, name);
   ck__fail(CK_ERROR_NOT_FOUND, "unknown workload '%s'; known:", name);
-  for (size_t i = 0; i < ck__workload_count; ++i)
+  for (size_t i = 0; i < ck__workload_count; ++i) {
     ck__fail_append(" %s", ck__workloads[i]->name);
-  return CK_ERROR_NOT_FOUND;
+    ck__nearest_offer(&nearest, ck__workloads[i]->name);
+  }
+  return ck__nearest_append(&nearest, "");
 }
 
 ck_status ck_workload_list(const ck_workload *const **workloads,
@@ -335,10 +339,13 @@ static ck_status check_params(const char *function, const ck_workload *workload,
     int known = 0;
     for (const ck__option *option = workload->options; option->name; ++option)
       known |= params[i].name && strcmp(option->name, params[i].name) == 0;
-    if (!known)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "workload %s has no option --%s", workload->name,
-                      params[i].name ? params[i].name : "(null)");
+    if (!known) {
+      ck__fail(CK_ERROR_INVALID_ARGUMENT, "workload %s has no option --%s",
+               workload->name, params[i].name ? params[i].name : "(null)");
+      return params[i].name
+                 ? ck__option_suggest(workload->options, params[i].name)
+                 : CK_ERROR_INVALID_ARGUMENT;
+    }
     if (!params[i].value)
       return ck__fail(CK_ERROR_INVALID_ARGUMENT, "option --%s has no value",
                       params[i].name);

@@ -63,10 +63,14 @@ ck_status ck_objective_find(const char *name, const ck_objective_info **info) {
       return CK_OK;
     }
   }
+  ck__nearest nearest;
+  ck__nearest_begin(&nearest, name);
   ck__fail(CK_ERROR_INVALID_ARGUMENT, "unknown function '%s'; built in:", name);
-  for (size_t i = 0; i < objective_count; ++i)
+  for (size_t i = 0; i < objective_count; ++i) {
     ck__fail_append(" %s", objective_table[i].name);
-  return CK_ERROR_INVALID_ARGUMENT;
+    ck__nearest_offer(&nearest, objective_table[i].name);
+  }
+  return ck__nearest_append(&nearest, "");
 }
 
 ck_status ck_objective_get_optimum(const ck_objective_info *info, int dim,

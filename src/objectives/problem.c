@@ -90,11 +90,7 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "%s.function: no objective function given", config);
     if ((status = ck_objective_find(spec->function, &problem->info)))
-      return ck__fail(status,
-                      "%s.function: unknown function '%s' (known: "
-                      "sphere rastrigin rosenbrock griewank ackley schwefel "
-                      "michalewicz styblinski-tang f1 f2 lsq)",
-                      config, spec->function);
+      return ck__fail_prefix(status, "%s.function: ", config);
     if (problem->info->id == CK_OBJECTIVE_LSQ &&
         (!spec->data || spec->data->rows == 0))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,

@@ -190,7 +190,7 @@ ck_status ck__problem_options_check(const ck_param *params, size_t count) {
                                       NULL, NULL)))
     return status;
   if (function && (status = ck_objective_find(function, &info)))
-    return ck__fail(status, "option --fn: unknown function '%s'", function);
+    return ck__fail_prefix(status, "option --fn: ");
   return check_lsq_mode(params, count, info);
 }
 
@@ -223,9 +223,11 @@ ck_status ck__problem_settings_check(const char *caller,
     const ck__option *option = options;
     while (option->name && strcmp(option->name, name) != 0)
       ++option;
-    if (!option->name)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: unknown option --%s",
-                      caller, name);
+    if (!option->name) {
+      ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: unknown option --%s", caller,
+               name);
+      return ck__option_suggest(options, name);
+    }
     if (!sets_setting(option, fields, run_fields))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                       "%s: option --%s belongs to a run (its stopping rules, "

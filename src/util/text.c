@@ -211,3 +211,113 @@ ck_status ck__text_next_line(ck__text_lines *lines, char **line) {
   *line = start;
   return CK_OK;
 }
+
+/* ---- The name a mistyped word meant ------------------------------------ */
+
+/* Names longer than this are never suggested, nor words this long given
+ * a suggestion: the distance's rows live on the stack. */
+#define NEAREST_LONGEST 64
+
+static int lower(char c) {
+  return tolower((unsigned char)c);
+}
+
+/* The optimal string alignment distance of a and b, letters in any case:
+ * how many letters to change, insert, delete or swap with the next. */
+static int edit_distance(const char *a, size_t a_length, const char *b,
+                         size_t b_length) {
+  int rows[3][NEAREST_LONGEST + 1];
+  int *before = rows[0], *above = rows[1], *row = rows[2];
+  for (size_t j = 0; j <= b_length; ++j)
+    above[j] = (int)j;
+  for (size_t i = 1; i <= a_length; ++i) {
+    row[0] = (int)i;
+    for (size_t j = 1; j <= b_length; ++j) {
+      int same = lower(a[i - 1]) == lower(b[j - 1]);
+      int best = above[j - 1] + !same;
+      if (above[j] + 1 < best)
+        best = above[j] + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1]) && before[j - 2] + 1 < best)
+        best = before[j - 2] + 1;
+      row[j] = best;
+    }
+    int *spare = before;
+    before = above;
+    above = row;
+    row = spare;
+  }
+  return above[b_length];
+}
+
+/* Whether the shorter of a and b is the longer with letters left out,
+ * the first three kept: an abbreviation ("iters" of "iterations"). */
+static int abbreviates(const char *a, size_t a_length, const char *b,
+                       size_t b_length) {
+  const char *shorter = a_length <= b_length ? a : b;
+  const char *longer = a_length <= b_length ? b : a;
+  size_t length = a_length <= b_length ? a_length : b_length;
+  if (length < 3)
+    return 0;
+  for (size_t k = 0; k < 3; ++k)
+    if (lower(shorter[k]) != lower(longer[k]))
+      return 0;
+  for (; *shorter && *longer; ++longer)
+    if (lower(*shorter) == lower(*longer))
+      ++shorter;
+  return *shorter == '\0';
+}
+
+void ck__nearest_begin(ck__nearest *nearest, const char *word) {
+  nearest->word = word;
+  nearest->best = NULL;
+  nearest->distance = 0;
+  nearest->prefix = 0;
+}
+
+void ck__nearest_offer(ck__nearest *nearest, const char *name) {
+  size_t word_length = strlen(nearest->word), length = name ? strlen(name) : 0;
+  if (!name || !length || !word_length || word_length > NEAREST_LONGEST ||
+      length > NEAREST_LONGEST)
+    return;
+  int distance = edit_distance(nearest->word, word_length, name, length);
+  /* About one letter in three may be wrong. */
+  int limit = word_length < 6 ? 1 : (int)(word_length / 3);
+  if (distance > limit &&
+      !abbreviates(nearest->word, word_length, name, length))
+    return;
+  size_t prefix = 0;
+  while (prefix < length && lower(name[prefix]) == lower(nearest->word[prefix]))
+    ++prefix;
+  /* The fewest edits, then the longest common beginning, then the first. */
+  if (!nearest->best || distance < nearest->distance ||
+      (distance == nearest->distance && prefix > nearest->prefix)) {
+    nearest->best = name;
+    nearest->distance = distance;
+    nearest->prefix = prefix;
+  }
+}
+
+ck_status ck__nearest_append(const ck__nearest *nearest, const char *prefix) {
+  const char *message = NULL;
+  if (!nearest->best)
+    return ck_error_get_last(&message);
+  return ck__fail_append("; did you mean %s%s?", prefix, nearest->best);
+}
+
+ck_status ck_param_suggest(const char *word, const char *const *names,
+                           size_t count, const char **nearest) {
+  CK__REQUIRE(word);
+  CK__REQUIRE(nearest);
+  if (count && !names)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_param_suggest: names is NULL but count is %zu", count);
+  ck__nearest found;
+  ck__nearest_begin(&found, word);
+  for (size_t i = 0; i < count; ++i)
+    ck__nearest_offer(&found, names[i]);
+  *nearest = found.best;
+  return CK_OK;
+}

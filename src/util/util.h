@@ -454,6 +454,24 @@ ck_status ck__text_fail_at(ck_status status, const ck__text_lines *lines,
     goto fail;                                                                 \
   } while (0)
 
+/* ---- The name a mistyped word meant (text.c) ----------------------------
+ * One rule for every table of names a user types from (options,
+ * functions, workloads), the library's and its callers' alike
+ * (ck_param_suggest): each name is offered in turn, and the nearest that
+ * is near enough stays. */
+typedef struct ck__nearest {
+  const char *word;
+  const char *best; /* the nearest name offered so far, or NULL */
+  int distance;     /* best's edits from word */
+  size_t prefix;    /* the letters best and word begin with alike */
+} ck__nearest;
+void ck__nearest_begin(ck__nearest *nearest, const char *word);
+/* Takes a name (NULL is skipped); keeps it where it is nearer than best. */
+void ck__nearest_offer(ck__nearest *nearest, const char *name);
+/* Appends "; did you mean PREFIXNAME?" to the current failure message
+ * where a name was near; returns the failure's status. */
+ck_status ck__nearest_append(const ck__nearest *nearest, const char *prefix);
+
 /* ---- A public config's fields (fields.c) -------------------------------
  * The default and range of each field of a config (ck_gas_config, ...), in
  * one table a driver keeps: its config_init fills the defaults from it,

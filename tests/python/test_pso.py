@@ -126,8 +126,42 @@ def test_a_source_that_does_not_build_names_its_line():
     assert "clkit-" not in str(error.value)
 
 
+# Misspelt keywords and function names, and what clkit suggests for them
+# (its one rule, ck_param_suggest); None: nothing near.
+MISSPELT = [
+    ("pso", {"iterations": 5}, "'iterations'; did you mean 'iters'?"),
+    ("pso", {"partciles": 8}, "'partciles'; did you mean 'particles'?"),
+    ("pso", {"checkevery": 2}, "'checkevery'; did you mean 'check_every'?"),
+    ("ga", {"island_sise": 8}, "'island_sise'; did you mean 'island_size'?"),
+    ("ga", {"generations": 3}, "'generations'; did you mean 'gens'?"),
+    ("pso", {"frobnicate": 1}, None),
+]
+
+
+@pytest.mark.parametrize("workload,keyword,suggestion", MISSPELT)
+def test_misspelt_keywords_suggest_the_nearest(workload, keyword, suggestion):
+    minimize = getattr(clkit, workload).minimize
+    with pytest.raises(TypeError) as error:
+        minimize("sphere", dim=2, device="ref", **keyword)
+    message = str(error.value)
+    name = next(iter(keyword))
+    assert f"{workload}.minimize() got an unexpected keyword argument " \
+        f"'{name}'" in message
+    if suggestion:
+        assert message.endswith(suggestion), message
+    else:
+        assert "did you mean" not in message, message
+
+
+def test_misspelt_functions_suggest_the_nearest():
+    with pytest.raises(ValueError, match="unknown function 'rastrign'; built "
+                       "in: sphere rastrigin .*; did you mean rastrigin[?]"):
+        clkit.pso.minimize("rastrign", dim=2, device="ref")
+
+
 def test_bad_arguments_are_refused_clearly():
-    with pytest.raises(TypeError, match="'frobnicate'.*no option --frobnicate"):
+    with pytest.raises(TypeError,
+                       match="unexpected keyword argument 'frobnicate'$"):
         clkit.pso.minimize("sphere", device="ref", frobnicate=1)
     with pytest.raises(clkit.ArgumentError, match="--particles.*outside"):
         clkit.pso.minimize("sphere", device="ref", particles=0)
