@@ -2647,6 +2647,24 @@ static void state_errors(const ck_device *ref) {
   CHECK_INVALID(ck_ga_set_state(ga, &state), "seed 6 is not the GA's 5");
   state.seed = 5;
   state.tells = 1;
+  /* Bests that no tells make. */
+  double best = state.best_value, fitness = arrays.fitness[3],
+         gene = arrays.best_genes[0];
+  state.best_value = NAN;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "best_value is nan");
+  state.best_value = best - 1;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "not the least of island_best");
+  state.best_value = best;
+  arrays.fitness[3] = -INFINITY;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "fitness[3] is -inf");
+  arrays.fitness[3] = fitness;
+  arrays.best_genes[0] = gene + 1;
+  CHECK_INVALID(ck_ga_set_state(ga, &state),
+                "best_genes is not the row of island_best_genes");
+  arrays.best_genes[0] = gene;
+  state.tells = 0;
+  CHECK_INVALID(ck_ga_set_state(ga, &state), "but tells is 0");
+  state.tells = 1;
   arrays.population[7] = NAN;
   CHECK_INVALID(ck_ga_set_state(ga, &state), "population[7] is nan");
   arrays.population[7] = 0;

@@ -1713,11 +1713,27 @@ static void device_objective_on_host(const ck_device *device) {
     if (way == 2) {
       ck_device_batch batch;
       CHECK_OK(ck_pso_ask_device(pso, &batch));
+      /* The values read back as they were left: float, every other. */
+      float strided[2 * 20];
+      double read[20];
+      for (size_t i = 0; i < batch.count; ++i)
+        strided[2 * i] = (float)i - 0.5f;
+      batch.values = strided;
+      batch.value_size = 4;
+      batch.value_stride = 2;
+      batch.values_on_host = 1;
+      CHECK(batch.count == 20);
+      CHECK_OK(ck_device_batch_read_values(&batch, read));
+      CHECK(read[0] == -0.5 && read[19] == 18.5);
+      batch.value_stride = 0;
+      CHECK_INVALID(ck_device_batch_read_values(&batch, read), "no values");
       batch.values = values.f;
       batch.value_size = 8;
       batch.value_stride = 1;
       batch.values_on_host = 0;
       CHECK_INVALID(ck_pso_tell_device(pso, &batch), "values in device memory");
+      CHECK_INVALID(ck_device_batch_read_values(&batch, read),
+                    "from a CUDA device only");
     }
     ck_pso_destroy(pso);
   }
@@ -1840,6 +1856,24 @@ static void state_errors(const ck_device *ref) {
   arrays.positions[3] = NAN;
   CHECK_INVALID(ck_pso_set_state(pso, &state), "positions[3] is nan");
   arrays.positions[3] = 0;
+  /* Bests that no tells make. */
+  double least = state.global_best_value, value = arrays.best_values[2],
+         coordinate = arrays.global_best[0];
+  state.global_best_value = NAN;
+  CHECK_INVALID(ck_pso_set_state(pso, &state), "global_best_value is nan");
+  state.global_best_value = least - 1;
+  CHECK_INVALID(ck_pso_set_state(pso, &state), "not the least of best_values");
+  state.global_best_value = least;
+  arrays.best_values[2] = -INFINITY;
+  CHECK_INVALID(ck_pso_set_state(pso, &state), "best_values[2] is -inf");
+  arrays.best_values[2] = value;
+  arrays.global_best[0] = coordinate + 1;
+  CHECK_INVALID(ck_pso_set_state(pso, &state),
+                "global_best is not the row of best_positions");
+  arrays.global_best[0] = coordinate;
+  state.tells = 0;
+  CHECK_INVALID(ck_pso_set_state(pso, &state), "but tells is 0");
+  state.tells = 2;
   arrays.global_best[4] = INFINITY;
   CHECK_INVALID(ck_pso_set_state(pso, &state), "global_best[4] is inf");
   CHECK_OK(ck_pso_ask(pso, after));

@@ -284,9 +284,12 @@ ck_status ck_ga_get_state(ck_ga *ga, ck_ga_state *state);
  * Takes: state (read; its seed must be the GA's, whose kernels hold it:
  * make the GA with config.seed = state->seed).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or array,
- * a GA not made for ask/tell, another seed, or a gene of the population
- * or of a best that is not finite (the GA is then unchanged); device
- * errors (the GA may then hold part of the state).
+ * a GA not made for ask/tell, another seed, a gene of the population or
+ * of a best that is not finite, a fitness or best value that is no real
+ * of the GA's precision, or bests that no tells make: best_value not the
+ * least of island_best, best_genes not the genes of an island holding
+ * it, or a value told while tells is 0 (the GA is then unchanged);
+ * device errors (the GA may then hold part of the state).
  */
 ck_status ck_ga_set_state(ck_ga *ga, const ck_ga_state *state);
 

@@ -72,6 +72,20 @@ typedef struct ck_device_batch {
  */
 typedef ck_status (*ck_device_objective_fn)(ck_device_batch *batch, void *user);
 
+/*
+ * ck_device_batch_read_values - the count values that a batch's own
+ * fields name (values, value_size, value_stride, values_on_host), as
+ * doubles in host memory: read where they are in host memory, or copied
+ * from the memory of CUDA device `ordinal` in `stream`'s order, waiting
+ * for the stream. For a caller that checks values before it tells them.
+ * Takes: batch (read), values (set: batch->count values).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, value
+ * fields that name no values, or values in device memory of a device
+ * other than CUDA; device errors.
+ */
+ck_status ck_device_batch_read_values(const ck_device_batch *batch,
+                                      double *values);
+
 typedef struct ck_objective_info {
   const char *name;    /* "rastrigin" */
   int id;              /* CK_OBJECTIVE_* of cl/ck_objectives.h */

@@ -281,9 +281,13 @@ ck_status ck_pso_get_state(ck_pso *pso, ck_pso_state *state);
  * Takes: state (read; its seed must be the swarm's, whose kernels hold
  * it: make the swarm with config.seed = state->seed).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument or array,
- * a swarm not made for ask/tell, another seed, or a position, velocity
- * or best position that is not finite (the swarm is then unchanged);
- * device errors (the swarm may then hold part of the state).
+ * a swarm not made for ask/tell, another seed, a position, velocity or
+ * best position that is not finite, a best value that is no real of the
+ * swarm's precision, or bests that no tells make: global_best_value not
+ * the least of best_values, global_best not the best position of a
+ * particle holding it, or a value told while tells is 0 (the swarm is
+ * then unchanged); device errors (the swarm may then hold part of the
+ * state).
  */
 ck_status ck_pso_set_state(ck_pso *pso, const ck_pso_state *state);
 

@@ -10,12 +10,13 @@ process).
         opt.best_f, opt.best_x
 """
 import numbers
+import re
 
 import numpy as np
 
 from . import _clkit
-from ._run import (_array_takers, _bounds_dim, _host_copy, check_array,
-                   option_params, seed_value)
+from ._run import (_array_takers, _bounds_dim, _host_copy, _resolved,
+                   check_array, option_params, options_table, seed_value)
 from ._session import resolve
 
 Error = _clkit.Error
@@ -51,12 +52,55 @@ def _prefixed(error, caller):
 
 
 def _count(caller, name, value):
-    """value, a whole number 0 or more, as an int; ValueError otherwise."""
+    """value, a whole number from 0 to 2^64 - 1 (the counters clkit
+    keeps), as an int; ValueError otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or value < 0:
-        raise ValueError(f"{caller}: {name} must be a whole number 0 or "
-                         f"more, not {value!r}")
+            or not 0 <= value < 2 ** 64:
+        raise ValueError(f"{caller}: {name} must be a whole number from 0 "
+                         f"to 2^64 - 1, not {value!r}")
     return int(value)
+
+
+def _real(caller, name, value):
+    """value, a real number, as a float; ValueError otherwise."""
+    if isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, numbers.Real):
+        raise ValueError(f"{caller}: {name} must be a number, not "
+                         f"{value!r}")
+    return float(value)
+
+
+def _numbers(caller, values):
+    """values told, as a float64 array; a TypeError for anything but
+    numbers (None, strings, booleans), which NumPy would turn into NaN or
+    numbers silently."""
+    if not isinstance(values, (list, tuple)):
+        values = _host_copy(values)  # an array library's, or NumPy's
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError):
+        raise TypeError(f"{caller}: values must be numbers, not "
+                        f"{type(values).__name__}") from None
+    if array.dtype.kind in "iuf":
+        return array.astype(np.float64, copy=False)
+    # The items as given: NumPy makes [0.5, "x"] two strings.
+    try:
+        items = np.asarray(values, dtype=object).reshape(-1).tolist()
+    except ValueError:
+        items = array.reshape(-1).tolist()
+    for i, value in enumerate(items):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{caller}: values must be numbers: value {i} "
+                            f"is {value!r}")
+    return array.astype(np.float64)
+
+
+def _same(first, second):
+    """Whether two resolved option values are one (numbers by value)."""
+    if np.ndim(first) or np.ndim(second):  # lo and hi
+        return np.array_equal(np.asarray(first, dtype=object),
+                              np.asarray(second, dtype=object))
+    return first == second
 
 
 class _AskTell:
@@ -83,6 +127,11 @@ class _AskTell:
             option_params(self._workload, self._name, options)
         lo = _bound(caller, "lo", lo)
         hi = _bound(caller, "hi", hi)
+        # The options given, as clkit reads them (the rest are defaults),
+        # and the domain: what state() records and set_state() compares.
+        self._options = _resolved(self._workload, dict(params))
+        self._options.update(lo=np.broadcast_to(lo, dim).tolist(),
+                             hi=np.broadcast_to(hi, dim).tolist())
         seed = seed_value(caller, seed)
         handle, selected = resolve(caller, device, session)
         self.device = device
@@ -95,8 +144,7 @@ class _AskTell:
         self._tells = 0
         self._asked = False
         # Positions handed out where the device keeps them (off CUDA
-        # devices, their page-locked host copy), asked for an array
-        # library's arrays.
+        # devices, a host copy), asked for an array library's arrays.
         self._on_device = array != "numpy"
 
     def _check(self, method):
@@ -113,9 +161,10 @@ class _AskTell:
         """The positions to evaluate, a (rows, dim) float64 array that is
         the caller's to keep. Asking again before telling gives the same
         positions. With array= other than "numpy", that library's array:
-        a read-only view of the swarm's own memory on a CUDA device, or
-        of its page-locked host copy elsewhere, valid until the next tell
-        (keep a copy to keep them)."""
+        a read-only view of the swarm's own memory on a CUDA device, valid
+        until the next tell (keep a copy to keep them); elsewhere a view
+        of a host copy, which keeps that ask's positions, though the
+        DeviceArray gives no new views after the next tell."""
         self._check("ask")
         if self._on_device:
             out = self._takers[0](self._optimiser.ask_device())
@@ -128,8 +177,10 @@ class _AskTell:
 
     def tell(self, values):
         """The values of the positions the last ask() gave, one a row, in
-        their order: a NaN counts as the largest value; -inf is refused
-        (a minimum clkit cannot report). The optimiser then moves on."""
+        their order: numbers (a TypeError for None, strings or booleans);
+        a NaN counts as the largest value; -inf, or a value below the
+        least of the precision, is refused (a minimum clkit cannot
+        report), on a CUDA device too. The optimiser then moves on."""
         caller = f"{self._name}.tell()"
         self._check("tell")
         if not self._asked:
@@ -138,13 +189,7 @@ class _AskTell:
         if self._on_device:
             self._tell_device(caller, values)
             return
-        if self._takers:
-            values = _host_copy(values)
-        try:
-            f = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{caller}: values must be numbers, not "
-                            f"{type(values).__name__}") from None
+        f = _numbers(caller, values)
         rows = self._optimiser.rows
         if f.shape not in ((rows,), (rows, 1)):
             raise ValueError(f"{caller}: values has shape {f.shape}; give "
@@ -153,19 +198,19 @@ class _AskTell:
             self._optimiser.tell(np.ascontiguousarray(f.reshape(rows)))
         except ArgumentError as error:
             raise _prefixed(error, caller) from None
+        self._told = f.reshape(rows)
         self._tells += 1
         self._asked = False
 
     def _tell_device(self, caller, values):
         """Values for positions asked where they are: on the device (a
-        CUDA array, read there; -inf counts as the least value of the
-        precision) or the host."""
+        CUDA array, copied to the host to be checked, then read there) or
+        the host; refused alike where tell() refuses them."""
         if hasattr(values, "detach"):
             values = values.detach()
         where = getattr(values, "__dlpack_device__", None)
         if where is None or where()[0] != 2:  # not DLPack's CUDA
-            values = np.ascontiguousarray(_host_copy(values),
-                                          dtype=np.float64)
+            values = np.ascontiguousarray(_numbers(caller, values))
             rows = self._optimiser.rows
             if values.shape not in ((rows,), (rows, 1)):
                 raise ValueError(f"{caller}: values has shape "
@@ -202,12 +247,53 @@ class _AskTell:
             arrays[key] = array
         return arrays
 
+    def _state_options(self):
+        """The options of state(): a copy of those recorded."""
+        return {key: list(value) if isinstance(value, list) else value
+                for key, value in self._options.items()}
+
+    def _default(self, caller, key):
+        """The default of an option named in a state's options, as
+        clkit reads it; ValueError for a name that is no option."""
+        row = options_table(self._workload).get(key.replace("_", "-"))
+        if row is None:
+            raise ValueError(f"{caller}: options names {key!r}, which is "
+                             f"no option of a {self._kind}")
+        if row[0] is None:
+            return False
+        return _resolved(self._workload, {key.replace("_", "-"): row[1]})[key]
+
+    def _check_options(self, caller, given):
+        """A state's options, refused (ValueError) unless they are this
+        optimiser's: each as given or defaulted on either side."""
+        if not isinstance(given, dict):
+            raise ValueError(f"{caller}: options must be a dict as state() "
+                             f"gives it, not {type(given).__name__}")
+        for key in sorted(set(given) | set(self._options)):
+            theirs = given[key] if key in given else \
+                self._default(caller, key)
+            mine = self._options[key] if key in self._options else \
+                self._default(caller, key)
+            if not _same(theirs, mine):
+                raise ValueError(f"{caller}: options: {key} is {theirs!r} in "
+                                 f"the state, {mine!r} here; restore a "
+                                 f"state on a {self._kind} of the same "
+                                 f"options")
+
+    # The library's names of the state's fields, and the caller's.
+    _names = {"tells": "iteration"}
+
     def _restore(self, caller, raw):
         """raw, a dict as the extension's get_state() gives it, set."""
         try:
             self._optimiser.set_state(raw)
         except ArgumentError as error:
-            raise _prefixed(error, caller) from None
+            error = _prefixed(error, caller)
+            text = error.args[0]
+            for theirs, mine in self._names.items():
+                text = re.sub(rf"\b{theirs}\b", mine, text)
+            error.args = (text,)
+            raise error from None
         self._tells = raw["tells"]
         self._asked = False
 
@@ -307,22 +393,32 @@ class PSO(_AskTell):
         global_best and global_best_value, iteration and seed (the random
         streams count the moves from the seed). Values are as the swarm
         compares them: a NaN told, or a particle not yet told, holds the
-        largest number of the swarm's precision."""
+        largest number of the swarm's precision. options: those the swarm
+        was made with, as clkit reads them (the rest are defaults), with
+        lo and hi, one a dimension."""
         self._check("state")
         raw, state = self._read_state()
         state.update(global_best_value=raw["global_best_value"],
-                     iteration=raw["tells"], seed=raw["seed"])
+                     iteration=raw["tells"], seed=raw["seed"],
+                     options=self._state_options())
         return state
 
     def set_state(self, state):
         """Restores a state() of this swarm or another with the same
-        options and seed (a ValueError otherwise): the asks that follow
-        are those that followed where state() read it."""
+        options and seed: the asks that follow are those that followed
+        where state() read it. A ValueError names the key of a state that
+        is not such: other options or seed, values tell() refuses, or
+        bests that no tells make (global_best_value not the least of
+        best_values, global_best not the best position of a particle
+        holding it)."""
         caller = f"{self._name}.set_state()"
         self._check("set_state")
         raw = self._state_arrays(caller, state, ["global_best_value",
-                                                 "iteration", "seed"])
-        raw.update(global_best_value=float(state["global_best_value"]),
+                                                 "iteration", "seed",
+                                                 "options"])
+        self._check_options(caller, state["options"])
+        raw.update(global_best_value=_real(caller, "global_best_value",
+                                           state["global_best_value"]),
                    tells=_count(caller, "iteration", state["iteration"]),
                    seed=seed_value(caller, state["seed"]))
         self._restore(caller, raw)
@@ -349,6 +445,8 @@ class GA(_AskTell):
     _workload = "ga"
     _name = "clkit.ga.GA"
     _kind = "GA"
+    _names = {"tells": "generation", "best_value": "best_f",
+              "best_genes": "best_x"}
 
     def __init__(self, *, lo, hi, dim=None, device=None, session=None,
                  seed=None, array="numpy", **options):
@@ -357,12 +455,9 @@ class GA(_AskTell):
         self._values = None
 
     def tell(self, values):
-        if not self._on_device:
-            values = _host_copy(values)
         super().tell(values)
         # Device values stay there until state() asks for them.
-        self._values = values if self._on_device else \
-            np.array(values, dtype=np.float64).reshape(-1)
+        self._values = values if self._on_device else np.array(self._told)
 
     tell.__doc__ = _AskTell.tell.__doc__
 
@@ -390,7 +485,8 @@ class GA(_AskTell):
         child), island_best and island_best_genes (each island's best
         told: the largest number and zeros before one is found),
         migrations and seed (the random streams count the generations and
-        the migrations from the seed)."""
+        the migrations from the seed); options, as PSO.state() gives
+        them."""
         self._check("state")
         raw, arrays = self._read_state()
         told = raw["tells"] > 0
@@ -401,38 +497,53 @@ class GA(_AskTell):
                  "generation": raw["tells"], "values": values,
                  "best_x": best_x if told else None,
                  "best_f": raw["best_value"] if told else None}
-        state.update(arrays, migrations=raw["migrations"], seed=raw["seed"])
+        state.update(arrays, migrations=raw["migrations"], seed=raw["seed"],
+                     options=self._state_options())
         return state
 
     def set_state(self, state):
         """Restores a state() of this GA or another with the same options
-        and seed (a ValueError otherwise): the asks and bests that follow
-        are those that followed where state() read it, migrations
-        included."""
+        and seed: the asks and bests that follow are those that followed
+        where state() read it, migrations included. A ValueError names
+        the key of a state that is not such: other options or seed,
+        values tell() refuses, or bests that no tells make (best_f not the
+        least of island_best, best_x not the genes of an island holding
+        it)."""
         caller = f"{self._name}.set_state()"
         self._check("set_state")
         raw = self._state_arrays(caller, state, [
             "generation", "values", "best_x", "best_f", "migrations",
-            "seed"])
+            "seed", "options"])
+        self._check_options(caller, state["options"])
         rows, dim = self._optimiser.rows, self._optimiser.dim
         values, best_x, best_f = (state[key] for key in
                                   ("values", "best_x", "best_f"))
         if values is not None:
-            values = np.array(values, dtype=np.float64)
+            try:
+                values = _numbers(caller, values)
+            except TypeError as error:
+                raise ValueError(str(error)) from None
             if values.shape != (rows,):
                 raise ValueError(f"{caller}: values has shape "
                                  f"{values.shape}; this GA's is {(rows,)}")
+            try:
+                self._optimiser.check(np.ascontiguousarray(values))
+            except ArgumentError as error:
+                raise ValueError(f"{caller}: values: {error}") from None
         if (best_x is None) != (best_f is None):
             raise ValueError(f"{caller}: best_x and best_f are both None "
                              f"(no best told yet) or neither")
         if best_x is None:
-            # Infinity stands for the largest number of the precision.
-            best_x, best_f = np.zeros(dim), np.inf
+            # The largest number of the precision: no best told yet.
+            largest = np.finfo(np.float64 if self._optimiser.double_precision
+                               else np.float32).max
+            best_x, best_f = np.zeros(dim), float(largest)
         best_x = np.ascontiguousarray(best_x, dtype=np.float64)
         if best_x.shape != (dim,):
             raise ValueError(f"{caller}: best_x has shape {best_x.shape}; "
                              f"this GA's is {(dim,)}")
-        raw.update(best_genes=best_x, best_value=float(best_f),
+        raw.update(best_genes=best_x,
+                   best_value=_real(caller, "best_f", best_f),
                    tells=_count(caller, "generation", state["generation"]),
                    migrations=_count(caller, "migrations",
                                      state["migrations"]),

@@ -209,8 +209,8 @@ def _on_cuda(device_array):
 
 def _array_takers(caller, array):
     """How an objective that asked for `array` takes X: from a
-    DeviceArray (a CUDA device's memory, or off CUDA devices page-locked
-    host memory), and from a host batch."""
+    DeviceArray (a CUDA device's memory, or off CUDA devices a host copy),
+    and from a host batch."""
     def copied(points):
         return np.array(points)
     try:
@@ -249,7 +249,7 @@ def _array_objective(caller, function, array):
     """The callable as an objective that takes X as `array` asks, where
     the workload evaluates beside the device (a clkit DeviceArray, through
     DLPack): on a CUDA device the swarm's own memory, whose values may
-    stay on the device; elsewhere its page-locked host copy. Other
+    stay on the device; elsewhere a host copy. Other
     workloads give a host copy, converted."""
     take_device, take_host = _array_takers(caller, array)
     host = _host_objective(
@@ -454,7 +454,7 @@ def run(workload, caller, params, *, device=None, session=None, seed=None,
     session (None: device's default session): the raw result dict of the
     extension, log lines and warnings included. on_device: the objective
     takes a DeviceArray, where the device keeps the positions (off CUDA
-    devices, their page-locked host copy)."""
+    devices, a host copy)."""
     handle, selected = resolve(f"{caller}()", device, session)
     raw, lines = call(_clkit.run, caller, (workload, selected, params),
                       seed=seed, progress=progress, callback=callback,

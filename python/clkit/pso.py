@@ -17,10 +17,12 @@ array: how a callable gets X. "numpy" (the default): as above. "torch",
 memory, a read-only (count, dim) view (float32, or float64 with
 precision="double") as that library's array ("dlpack": a
 clkit.DeviceArray, which from_dlpack and __cuda_array_interface__ take),
-with no copy to the host. It is valid during the call only (keep
-X.clone(), not X). The values may stay on the device: count float32 or
-float64 values, which the swarm's stream waits for (DLPack's stream
-rule). On other devices X is a host copy as that library's array.
+with no copy to the host. It gives views during the call only (keep
+X.clone(), not X: a run whose objective kept one raises RuntimeError).
+The values may stay on the device: count float32 or float64 values,
+which the swarm's stream waits for (DLPack's stream rule). On other
+devices X is a host copy as that library's array; a view kept past its
+call still raises RuntimeError, but stays readable.
 lo, hi: the domain, a number or one per dimension (a built-in objective
 has its own; a source or a callable needs both).
 dim: dimensions (default: the length of lo or hi, else the option's).

@@ -62,14 +62,16 @@ typedef struct asktell {
   int double_precision; /* 1: the device computes in double */
   int busy;             /* a call is using handle without the GIL */
   /* Positions handed out by ask_device: the last ask's batch and array,
-   * the values of the last tell_device, the arrays alive (each keeps this
-   * object), and a handle closed while some were, destroyed with the
-   * last of them. */
+   * the values of the last tell_device, the arrays in device memory
+   * alive (each keeps this object), and a handle closed while some were,
+   * destroyed with the last of them. Off CUDA devices the arrays are
+   * copies in blocks, which they keep themselves. */
   ck_device_batch batch;
   PyObject *current;
   ck_py_values values;
   Py_ssize_t arrays;
   void *kept;
+  ck_py_blocks blocks;
 } asktell;
 
 static PyTypeObject asktell_type;
@@ -84,6 +86,7 @@ static void destroy_kept(asktell *self) {
 static void asktell_dealloc(PyObject *object) {
   asktell *self = (asktell *)object;
   Py_CLEAR(self->current);
+  ck_py_blocks_clear(&self->blocks);
   destroy_kept(self);
   if (self->handle)
     self->kind->destroy(self->handle);
@@ -296,6 +299,7 @@ static PyObject *py_asktell_create(PyObject *module, PyObject *args) {
   self->values = (ck_py_values){0};
   self->arrays = 0;
   self->kept = NULL;
+  self->blocks = (ck_py_blocks){{NULL}};
   result = (PyObject *)self;
 done:
   if (lo_view.obj)
@@ -371,8 +375,8 @@ static PyObject *asktell_tell(PyObject *object, PyObject *values) {
 }
 
 /* AskTell.ask_device() -> DeviceArray: the positions to evaluate where
- * the device keeps them (off CUDA, its page-locked host copy), valid
- * until the next tell. */
+ * the device keeps them (off CUDA, a host copy in a block of Python's),
+ * giving views until the next tell. */
 static PyObject *asktell_ask_device(PyObject *object, PyObject *unused) {
   (void)unused;
   asktell *self = (asktell *)object;
@@ -386,10 +390,13 @@ static PyObject *asktell_ask_device(PyObject *object, PyObject *unused) {
   self->busy = 0;
   if (status != CK_OK)
     return ck_py_raise(status, 0);
-  PyObject *array = ck_py_device_array_new(&self->batch, object, array_freed);
+  int in_device = !self->batch.x_on_host;
+  PyObject *array = ck_py_device_array_new(&self->batch, &self->blocks,
+                                           in_device ? object : NULL,
+                                           in_device ? array_freed : NULL);
   if (!array)
     return NULL;
-  self->arrays++;
+  self->arrays += in_device;
   Py_XSETREF(self->current, Py_NewRef(array));
   return array;
 }
@@ -408,9 +415,26 @@ static PyObject *asktell_tell_device(PyObject *object, PyObject *values) {
     self->busy = 0;
     return NULL;
   }
+  /* The rule of tell, for values on the host and on a CUDA device alike:
+   * those read into host memory (copied from the device, once they are
+   * ready) are checked before the optimiser takes them. */
+  double *f = PyMem_Malloc(self->rows * sizeof *f);
+  if (!f) {
+    self->busy = 0;
+    return PyErr_NoMemory();
+  }
+  ck_status status;
+  Py_BEGIN_ALLOW_THREADS;
+  status = ck_device_batch_read_values(&self->batch, f);
+  Py_END_ALLOW_THREADS;
+  int refused = status == CK_OK && refuse_least(self, f) != 0;
+  PyMem_Free(f);
+  if (status != CK_OK || refused) {
+    self->busy = 0;
+    return refused ? NULL : ck_py_raise(status, 0);
+  }
   /* The positions move: the array gives no new views. */
   ck_py_device_array_end(self->current);
-  ck_status status;
   Py_BEGIN_ALLOW_THREADS;
   status = self->kind->tell_device(handle, &self->batch);
   Py_END_ALLOW_THREADS;
@@ -629,8 +653,15 @@ static int get_u64(PyObject *dict, const char *key, uint64_t *out) {
     return -1;
   }
   unsigned long long read = PyLong_AsUnsignedLongLong(value);
-  if (read == (unsigned long long)-1 && PyErr_Occurred())
+  if (read == (unsigned long long)-1 && PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+      return -1;
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError,
+                 "set_state: %s must be a whole number from 0 to 2^64 - 1",
+                 key);
     return -1;
+  }
   *out = read;
   return 0;
 }
@@ -688,6 +719,20 @@ static PyObject *asktell_set_state(PyObject *object, PyObject *dict) {
   Py_RETURN_NONE;
 }
 
+/* AskTell.check(values): rows float64 values, refused (ArgumentError)
+ * where tell would refuse them. */
+static PyObject *asktell_check(PyObject *object, PyObject *values) {
+  asktell *self = (asktell *)object;
+  Py_buffer view;
+  if (borrow(values, &view, self->rows, 0, "values") != 0)
+    return NULL;
+  int refused = refuse_least(self, view.buf) != 0;
+  PyBuffer_Release(&view);
+  if (refused)
+    return NULL;
+  Py_RETURN_NONE;
+}
+
 /* AskTell.close(): releases the optimiser; again, nothing. */
 static PyObject *asktell_close(PyObject *object, PyObject *unused) {
   (void)unused;
@@ -699,8 +744,9 @@ static PyObject *asktell_close(PyObject *object, PyObject *unused) {
   void *handle = self->handle;
   self->handle = NULL;
   /* Views of the positions that their consumers still hold keep the
-   * device memory until the last goes. */
+   * device memory until the last goes (host copies keep their blocks). */
   Py_CLEAR(self->current);
+  ck_py_blocks_clear(&self->blocks);
   if (self->arrays > 0) {
     self->kept = handle;
     self->busy = 0;
@@ -729,6 +775,11 @@ static PyObject *asktell_islands(PyObject *object, void *unused) {
   return PyLong_FromSize_t(((asktell *)object)->islands);
 }
 
+static PyObject *asktell_double(PyObject *object, void *unused) {
+  (void)unused;
+  return PyBool_FromLong(((asktell *)object)->double_precision);
+}
+
 static PyObject *asktell_closed(PyObject *object, void *unused) {
   (void)unused;
   return PyBool_FromLong(((asktell *)object)->handle == NULL);
@@ -745,9 +796,11 @@ static PyMethodDef asktell_methods[] = {
      "set_state(state): a dict as get_state() gives it"},
     {"ask_device", asktell_ask_device, METH_NOARGS,
      "ask_device() -> DeviceArray: the positions where the device keeps "
-     "them (off CUDA, a page-locked host copy)"},
+     "them (off CUDA, a host copy)"},
     {"tell_device", asktell_tell_device, METH_O,
      "tell_device(values): their values, on the device or the host"},
+    {"check", asktell_check, METH_O,
+     "check(values): refuse values as tell(values) would"},
     {"close", asktell_close, METH_NOARGS, "close(): release the optimiser"},
     {NULL, NULL, 0, NULL}};
 
@@ -755,6 +808,8 @@ static PyGetSetDef asktell_getset[] = {
     {"rows", asktell_rows, NULL, "positions an ask gives", NULL},
     {"dim", asktell_dim, NULL, "values a position holds", NULL},
     {"islands", asktell_islands, NULL, "a GA's islands; 0 for a PSO", NULL},
+    {"double_precision", asktell_double, NULL,
+     "whether the device computes in double", NULL},
     {"closed", asktell_closed, NULL, "whether close() was called", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 

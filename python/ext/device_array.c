@@ -3,9 +3,9 @@
  * positions handed to the callable where they are, in a CUDA device's
  * memory, through DLPack (torch.from_dlpack, cupy.from_dlpack,
  * jax.dlpack.from_dlpack) and the CUDA array interface; off CUDA devices
- * the page-locked host copy clkit made, through DLPack and the buffer
- * protocol (np.asarray reads it in place). The values it returns are
- * taken from the device as well, or from the host.
+ * a copy of them in host memory Python owns, through DLPack and the
+ * buffer protocol (np.asarray reads it in place). The values it returns
+ * are taken from the device as well, or from the host.
  *
  * The DLPack structures below follow the DLPack ABI (version 0.8, the
  * "dltensor" capsule every array library takes).
@@ -48,18 +48,29 @@ static const char LIVE[] = "dltensor", USED[] = "used_dltensor";
 /* ---- clkit._clkit.DeviceArray ------------------------------------------ */
 
 /* One call's positions: a read-only (count, dim) view of the swarm's
- * device memory (or of its host copy, on_host), valid while the call
- * runs. exports counts the DLPack tensors and buffer views made of it
- * that their consumers still hold. */
+ * device memory, or of a host copy (on_host), that gives views while the
+ * call runs (live). exports counts the DLPack tensors and buffer views
+ * made of it that their consumers still hold. A host copy lives in a
+ * block of Python's (run.c), which the array keeps while it is live or
+ * exported: a view kept past its call still reads that call's
+ * positions, and the block is reused only once nothing holds it. */
 typedef struct device_array {
   PyObject_HEAD const void *data;
   Py_ssize_t count, dim, stride, real_size;
   Py_ssize_t shape[2], strides[2]; /* the buffer protocol's, in bytes */
   int ordinal, live, on_host;
   Py_ssize_t exports;
-  PyObject *owner; /* what keeps the memory, or NULL */
+  PyObject *block; /* the host copy's memory, or NULL */
+  PyObject *owner; /* what keeps the device memory, or NULL */
   void (*freed)(PyObject *owner);
 } device_array;
+
+/* An array that gives no views and has none out lets go of its host
+ * copy, so that the next call can reuse the block. */
+static void array_settle(device_array *array) {
+  if (!array->live && array->exports == 0)
+    Py_CLEAR(array->block);
+}
 
 /* What an export holds: the managed tensor, its shape and strides, and
  * the array it came from (a reference). */
@@ -74,6 +85,7 @@ static void export_delete(dl_managed *managed) {
   export *made = (export *)managed;
   PyGILState_STATE state = PyGILState_Ensure();
   made->array->exports--;
+  array_settle(made->array);
   Py_DECREF(made->array);
   PyGILState_Release(state);
   PyMem_RawFree(made);
@@ -92,11 +104,15 @@ static int array_usable(device_array *array) {
   if (array->live)
     return 0;
   PyErr_SetString(PyExc_BufferError,
-                  "X is a view of the swarm's memory for the call it was "
-                  "given to only; keep a copy (X.copy() in NumPy, X.clone() "
-                  "in PyTorch) to use it later");
+                  "X gives views of the swarm's memory during its call (or "
+                  "until the next tell) only; keep a copy (X.copy() in "
+                  "NumPy, X.clone() in PyTorch) to use it later");
   return -1;
 }
+
+static const char ON_CUDA[] = "X is in a CUDA device's memory: take it "
+                              "through DLPack (torch.from_dlpack, "
+                              "cupy.from_dlpack)";
 
 /* Its DLPack device: a CUDA device, or the host's memory. */
 static dl_device array_device(const device_array *array) {
@@ -197,12 +213,47 @@ static PyObject *array_interface(PyObject *self, void *unused) {
       array->stride * array->real_size, "version", 3, "stream", Py_None);
 }
 
+/* __array__(dtype=None, copy=None), which NumPy calls where the buffer
+ * protocol fails: the reason it failed (X on a CUDA device, or past its
+ * call), rather than NumPy's fallback, a 0-d object array. */
+static PyObject *array_numpy(PyObject *self, PyObject *args, PyObject *kwargs) {
+  device_array *array = (device_array *)self;
+  static char *keywords[] = {"dtype", "copy", NULL};
+  PyObject *dtype = Py_None, *copy = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO", keywords, &dtype,
+                                   &copy))
+    return NULL;
+  if (!array->on_host) {
+    PyErr_SetString(PyExc_BufferError, ON_CUDA);
+    return NULL;
+  }
+  if (array_usable(array))
+    return NULL;
+  /* Live in host memory: NumPy's array over the buffer. */
+  PyObject *numpy = PyImport_ImportModule("numpy");
+  PyObject *array_of = numpy ? PyObject_GetAttrString(numpy, "array") : NULL;
+  PyObject *view = array_of ? PyMemoryView_FromObject(self) : NULL;
+  PyObject *given = view ? Py_BuildValue("(O)", view) : NULL;
+  PyObject *options =
+      given ? Py_BuildValue("{s:O,s:O}", "dtype", dtype, "copy", copy) : NULL;
+  PyObject *made = options ? PyObject_Call(array_of, given, options) : NULL;
+  Py_XDECREF(options);
+  Py_XDECREF(given);
+  Py_XDECREF(view);
+  Py_XDECREF(array_of);
+  Py_XDECREF(numpy);
+  return made;
+}
+
 static PyMethodDef array_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))array_dlpack,
      METH_VARARGS | METH_KEYWORDS,
      "a DLPack capsule of X, shared (not copied), read-only"},
     {"__dlpack_device__", array_dlpack_device, METH_NOARGS,
      "(2, ordinal): a CUDA device; (1, 0): host memory"},
+    {"__array__", (PyCFunction)(void (*)(void))array_numpy,
+     METH_VARARGS | METH_KEYWORDS,
+     "X in host memory as a NumPy array, read in place"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef array_fields[] = {
@@ -218,9 +269,7 @@ static int array_get_buffer(PyObject *self, Py_buffer *view, int flags) {
   device_array *array = (device_array *)self;
   view->obj = NULL;
   if (!array->on_host) {
-    PyErr_SetString(PyExc_BufferError,
-                    "X is in a CUDA device's memory: take it through DLPack "
-                    "(torch.from_dlpack, cupy.from_dlpack)");
+    PyErr_SetString(PyExc_BufferError, ON_CUDA);
     return -1;
   }
   if (array_usable(array))
@@ -251,7 +300,9 @@ static int array_get_buffer(PyObject *self, Py_buffer *view, int flags) {
 
 static void array_release_buffer(PyObject *self, Py_buffer *view) {
   (void)view;
-  ((device_array *)self)->exports--;
+  device_array *array = (device_array *)self;
+  array->exports--;
+  array_settle(array);
 }
 
 static PyBufferProcs array_buffer = {.bf_getbuffer = array_get_buffer,
@@ -262,6 +313,7 @@ static void array_dealloc(PyObject *self) {
   if (array->freed)
     array->freed(array->owner);
   Py_XDECREF(array->owner);
+  Py_XDECREF(array->block);
   Py_TYPE(self)->tp_free(self);
 }
 
@@ -274,8 +326,8 @@ static PyTypeObject array_type = {
     .tp_getset = array_fields,
     .tp_as_buffer = &array_buffer,
     .tp_doc = "one call's positions in a CUDA device's memory (or, off "
-              "CUDA devices, in page-locked host memory), read-only, valid "
-              "during the call: take it with torch.from_dlpack, "
+              "CUDA devices, a copy in host memory), read-only, giving "
+              "views during the call: take it with torch.from_dlpack, "
               "cupy.from_dlpack, jax.dlpack.from_dlpack or, in host "
               "memory, np.asarray",
     .tp_new = NULL,
@@ -287,12 +339,24 @@ int ck_py_device_array_ready(PyObject *module) {
   return PyModule_AddObjectRef(module, "DeviceArray", (PyObject *)&array_type);
 }
 
-PyObject *ck_py_device_array_new(const ck_device_batch *batch, PyObject *owner,
+PyObject *ck_py_device_array_new(const ck_device_batch *batch,
+                                 ck_py_blocks *blocks, PyObject *owner,
                                  void (*freed)(PyObject *owner)) {
+  const void *data = batch->x;
+  PyObject *block = NULL;
+  if (batch->x_on_host) {
+    size_t bytes = batch->count * batch->dim * batch->real_size;
+    void *copy;
+    block = ck_py_block_take(blocks, bytes, &copy);
+    if (!block)
+      return NULL;
+    memcpy(copy, batch->x, bytes);
+    data = copy;
+  }
   device_array *array = PyObject_New(device_array, &array_type);
   if (!array)
     return NULL;
-  array->data = batch->x;
+  array->data = data;
   array->count = (Py_ssize_t)batch->count;
   array->dim = (Py_ssize_t)batch->dim;
   array->stride = (Py_ssize_t)batch->stride;
@@ -305,6 +369,7 @@ PyObject *ck_py_device_array_new(const ck_device_batch *batch, PyObject *owner,
   array->strides[1] = array->stride * array->real_size;
   array->live = 1;
   array->exports = 0;
+  array->block = Py_XNewRef(block);
   array->owner = Py_XNewRef(owner);
   array->freed = freed;
   return (PyObject *)array;
@@ -313,14 +378,12 @@ PyObject *ck_py_device_array_new(const ck_device_batch *batch, PyObject *owner,
 Py_ssize_t ck_py_device_array_end(PyObject *object) {
   device_array *array = (device_array *)object;
   array->live = 0;
+  array_settle(array);
   return array->exports;
 }
 
 /* ---- the device objective ---------------------------------------------- */
 
-/* Lets go of the previous call's values and array; -1 with an exception
- * set where the objective kept that call's X (it would read memory the
- * swarm reuses, or frees at the run's end). */
 void ck_py_values_release(ck_py_values *values) {
   dl_managed *managed = values->managed;
   values->managed = NULL;
@@ -334,6 +397,10 @@ void ck_py_values_free(ck_py_values *values) {
   *values = (ck_py_values){0};
 }
 
+/* Lets go of the previous call's values and array; -1 with an exception
+ * set where the objective kept a view of that call's X. On a CUDA device
+ * it would read memory the swarm reuses; elsewhere it keeps its own copy,
+ * but the run refuses it alike, so that one objective runs on both. */
 int ck_py_device_release(ck_py_bridge *bridge) {
   ck_py_values_release(&bridge->values);
   if (!bridge->device_array)
@@ -485,7 +552,7 @@ ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user) {
   ck_status status = CK_ERROR_CANCELLED;
   if (bridge->error || ck_py_device_release(bridge) != 0)
     goto failed;
-  PyObject *array = ck_py_device_array_new(batch, NULL, NULL);
+  PyObject *array = ck_py_device_array_new(batch, &bridge->blocks, NULL, NULL);
   if (!array)
     goto failed;
   bridge->device_array = array;

@@ -95,13 +95,19 @@ typedef struct ck_py_values {
   size_t capacity;
 } ck_py_values;
 
+/* run.c: blocks of host memory Python owns (owned, or NULL), reused for
+ * batches while nothing else holds them (ck_py_block_take). */
+typedef struct ck_py_blocks {
+  PyObject *held[2];
+} ck_py_blocks;
+
 /* run.c: what the callbacks of one run share. */
 typedef struct ck_py_bridge {
   PyObject *objective; /* f(batch) -> values, or NULL */
   PyObject *progress;  /* p(dict) -> true to stop, or NULL */
   PyObject *log;       /* l(line), or NULL */
   PyObject *error;     /* the first exception of a callback (owned) */
-  PyObject *block;     /* the objective's batch, reused (owned), or NULL */
+  ck_py_blocks blocks; /* the objective's batches, or host copies of X */
   /* A device objective's (device_array.c): the last call's positions
    * (owned) and values. */
   PyObject *device_array;
@@ -115,11 +121,14 @@ typedef struct ck_py_bridge {
 int ck_py_device_array_ready(PyObject *module);
 ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user);
 int ck_py_device_release(ck_py_bridge *bridge);
-/* device_array.c: a DeviceArray over batch's positions, owner (or NULL)
- * kept alive with it and told by freed (or NULL) when the array goes;
- * and its end: no new exports, and the count of those its consumers
- * still hold. */
-PyObject *ck_py_device_array_new(const ck_device_batch *batch, PyObject *owner,
+/* device_array.c: a DeviceArray over batch's positions: on a CUDA device
+ * over them, owner (or NULL) kept alive with it and told by freed (or
+ * NULL) when the array goes; in host memory over a copy of them in a
+ * block of blocks (ck_py_block_take), which the array keeps while it
+ * gives views or has some out. And its end: no new exports, and the
+ * count of those its consumers still hold. */
+PyObject *ck_py_device_array_new(const ck_device_batch *batch,
+                                 ck_py_blocks *blocks, PyObject *owner,
                                  void (*freed)(PyObject *owner));
 Py_ssize_t ck_py_device_array_end(PyObject *array);
 /* device_array.c: the values answer holds (a CUDA array through DLPack,
@@ -131,6 +140,14 @@ int ck_py_values_take(ck_py_values *values, PyObject *answer,
                       ck_device_batch *batch);
 void ck_py_values_release(ck_py_values *values);
 void ck_py_values_free(ck_py_values *values);
+
+/* run.c: a block of host memory Python owns, of `bytes` bytes or more,
+ * kept in blocks: one there that nothing else holds, else a new one in
+ * place of the last (those that hold that one keep it). Returns the
+ * block (borrowed) with its memory in *data, or NULL with an exception
+ * set. Clear lets go of the blocks. */
+PyObject *ck_py_block_take(ck_py_blocks *blocks, size_t bytes, void **data);
+void ck_py_blocks_clear(ck_py_blocks *blocks);
 
 /* run.c: readies bridge and options for a run from Python's seed (None:
  * 1, not given) and callables (each None or callable). Returns 0, or -1

@@ -86,16 +86,17 @@ static void on_log(void *user, const char *line) {
   PyGILState_Release(state);
 }
 
-/* ---- the host objective's batch ---------------------------------------- */
+/* ---- host memory Python owns ------------------------------------------ */
 
-/* A batch of positions in memory Python owns, handed to the objective as
- * a read-only (count, dim) float64 buffer, C order. The bridge keeps one
- * block and copies each batch into it; a block still referenced after a
- * call (the objective kept X) stays the objective's, a snapshot of that
- * call's batch, and the next call takes a fresh one. */
+/* A block of host memory Python owns, refcounted: a host objective's
+ * batch (a read-only float64 buffer, C order), or the memory behind a
+ * DeviceArray's host copy (device_array.c). A ck_py_blocks reuses a block
+ * while nothing else holds it; a block still referenced (the objective
+ * kept X, or a view of it) stays theirs. Two blocks let a loop hold the
+ * last batch while the next one is made. */
 typedef struct block {
-  PyObject_HEAD double *data;
-  size_t capacity; /* doubles */
+  PyObject_HEAD void *data;
+  size_t capacity; /* bytes */
   Py_ssize_t shape[2], strides[2];
 } block;
 
@@ -132,7 +133,7 @@ static PyTypeObject block_type = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_dealloc = block_dealloc,
     .tp_as_buffer = &block_buffer,
-    .tp_doc = "a copy of one batch of a host objective, read-only",
+    .tp_doc = "a copy of one batch of an objective, read-only",
     .tp_new = NULL,
 };
 
@@ -140,33 +141,57 @@ int ck_py_run_ready(void) {
   return PyType_Ready(&block_type);
 }
 
+PyObject *ck_py_block_take(ck_py_blocks *blocks, size_t bytes, void **data) {
+  enum { COUNT = sizeof blocks->held / sizeof *blocks->held };
+  size_t i = 0;
+  while (i < COUNT && blocks->held[i] && Py_REFCNT(blocks->held[i]) > 1)
+    ++i;
+  if (i == COUNT)
+    --i;
+  block *made = (block *)blocks->held[i];
+  if (made && (Py_REFCNT(made) > 1 || made->capacity < bytes))
+    Py_CLEAR(blocks->held[i]);
+  if (!blocks->held[i]) {
+    made = PyObject_New(block, &block_type);
+    if (!made)
+      return NULL;
+    made->data = PyMem_Malloc(bytes ? bytes : 1);
+    made->capacity = bytes;
+    made->shape[0] = made->shape[1] = 0;
+    made->strides[0] = made->strides[1] = 0;
+    blocks->held[i] = (PyObject *)made;
+    if (!made->data) {
+      Py_CLEAR(blocks->held[i]);
+      PyErr_NoMemory();
+      return NULL;
+    }
+  }
+  made = (block *)blocks->held[i];
+  *data = made->data;
+  return (PyObject *)made;
+}
+
+void ck_py_blocks_clear(ck_py_blocks *blocks) {
+  for (size_t i = 0; i < sizeof blocks->held / sizeof *blocks->held; ++i)
+    Py_CLEAR(blocks->held[i]);
+}
+
 /* The bridge's block, made for count x dim values and holding the batch
- * x; NULL with an exception set. */
+ * x as float64 rows; NULL with an exception set. */
 static PyObject *block_fill(bridge *bridge, const double *x, size_t count,
                             size_t dim) {
   size_t values = count * dim;
-  block *batch = (block *)bridge->block;
-  if (batch && batch->capacity < values)
-    Py_CLEAR(bridge->block);
-  if (!bridge->block) {
-    batch = PyObject_New(block, &block_type);
-    if (!batch)
-      return NULL;
-    batch->data = PyMem_Malloc((values ? values : 1) * sizeof(double));
-    batch->capacity = values;
-    bridge->block = (PyObject *)batch;
-    if (!batch->data) {
-      Py_CLEAR(bridge->block);
-      return PyErr_NoMemory();
-    }
-  }
-  batch = (block *)bridge->block;
-  memcpy(batch->data, x, values * sizeof(double));
+  void *data;
+  block *batch = (block *)ck_py_block_take(&bridge->blocks,
+                                           values * sizeof(double), &data);
+  if (!batch)
+    return NULL;
+  memcpy(data, x, values * sizeof(double));
   batch->shape[0] = (Py_ssize_t)count;
   batch->shape[1] = (Py_ssize_t)dim;
   batch->strides[0] = (Py_ssize_t)(dim * sizeof(double));
   batch->strides[1] = sizeof(double);
-  return bridge->block;
+  return (PyObject *)batch;
 }
 
 /* The objective's count values, a C-contiguous float64 buffer, into f. */
@@ -205,9 +230,6 @@ static ck_status on_objective(const double *x, size_t count, size_t dim,
   else
     ck_py_keep_error(&bridge->error);
   Py_XDECREF(answer);
-  /* A block the objective kept is its own now. */
-  if (bridge->block && Py_REFCNT(bridge->block) > 1)
-    Py_CLEAR(bridge->block);
 done:
   PyGILState_Release(state);
   return status;
@@ -313,7 +335,7 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
 }
 
 int ck_py_bridge_end(ck_py_bridge *bridge) {
-  Py_CLEAR(bridge->block);
+  ck_py_blocks_clear(&bridge->blocks);
   if (ck_py_device_release(bridge) != 0)
     ck_py_keep_error(&bridge->error);
   ck_py_values_free(&bridge->values);
@@ -349,7 +371,7 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
     return NULL;
   /* An objective that asks for it takes the positions where the device
    * keeps them (device_array.c): on a CUDA device in its memory,
-   * elsewhere as a page-locked host copy. */
+   * elsewhere as a host copy. */
   if (on_device && options.objective) {
     options.objective = NULL;
     options.device_objective = ck_py_on_device_objective;

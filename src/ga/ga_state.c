@@ -78,6 +78,19 @@ ck_status ck_ga_set_state(ck_ga *ga, const ck_ga_state *state) {
   CK_TRY(ck__state_finite(function, "island_best_genes",
                           state->island_best_genes, islands * dim));
   CK_TRY(ck__state_finite(function, "best_genes", state->best_genes, dim));
+  CK_TRY(ck__state_values(function, "fitness", real, state->fitness, total));
+  const ck__state_bests bests = {.values_name = "island_best",
+                                 .positions_name = "island_best_genes",
+                                 .best_name = "best_value",
+                                 .position_name = "best_genes",
+                                 .values = state->island_best,
+                                 .positions = state->island_best_genes,
+                                 .position = state->best_genes,
+                                 .best = state->best_value,
+                                 .count = islands,
+                                 .dim = dim,
+                                 .tells = state->tells};
+  CK_TRY(ck__state_bests_check(function, real, &bests));
   ga->told = state->tells > 0;
   ga->generation = state->tells > 0 ? state->tells - 1 : 0;
   int which = asked_buffer(ga);

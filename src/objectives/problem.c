@@ -254,6 +254,89 @@ ck_status ck__state_finite(const char *function, const char *name,
   return CK_OK;
 }
 
+/* CK_OK when value, named name (and index, unless empty), is a real of
+ * the precision's range, else CK_ERROR_INVALID_ARGUMENT. */
+static ck_status state_real(const char *function, const char *name,
+                            const char *index, double value,
+                            int double_precision) {
+  double largest = double_precision ? DBL_MAX : FLT_MAX;
+  if (value >= -largest && value <= largest)
+    return CK_OK;
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s: %s%s is %g; a state holds values from %g to %g, the "
+                  "reals of its %s precision (a NaN told is the largest)",
+                  function, name, index, value, -largest, largest,
+                  double_precision ? "double" : "single");
+}
+
+ck_status ck__state_values(const char *function, const char *name,
+                           int double_precision, const double *values,
+                           size_t count) {
+  ck_status status = CK_OK;
+  for (size_t i = 0; i < count && status == CK_OK; ++i) {
+    char index[32];
+    snprintf(index, sizeof index, "[%zu]", i);
+    status = state_real(function, name, index, values[i], double_precision);
+  }
+  return status;
+}
+
+/* value as the optimiser holds it: in its precision (past the float
+ * range, where the cast would overflow, as it is). */
+static double held(double value, int double_precision) {
+  return double_precision || !(fabs(value) <= FLT_MAX) ? value
+                                                       : (double)(float)value;
+}
+
+ck_status ck__state_bests_check(const char *function, int double_precision,
+                                const ck__state_bests *bests) {
+  double largest = double_precision ? DBL_MAX : FLT_MAX;
+  ck_status status =
+      ck__state_values(function, bests->values_name, double_precision,
+                       bests->values, bests->count);
+  if (status == CK_OK)
+    status = state_real(function, bests->best_name, "", bests->best,
+                        double_precision);
+  if (status)
+    return status;
+  size_t least = 0;
+  for (size_t i = 0; i < bests->count; ++i) {
+    double value = held(bests->values[i], double_precision);
+    if (bests->tells == 0 && value < largest)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "%s: %s[%zu] is %g, but tells is 0: with nothing told, "
+                      "every value is %g",
+                      function, bests->values_name, i, bests->values[i],
+                      largest);
+    if (value < held(bests->values[least], double_precision))
+      least = i;
+  }
+  double best = held(bests->best, double_precision);
+  if (bests->count && best != held(bests->values[least], double_precision))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: %s is %g, not the least of %s, %g (entry %zu)",
+                    function, bests->best_name, bests->best, bests->values_name,
+                    bests->values[least], least);
+  if (best >= largest)
+    return CK_OK;
+  size_t dim = bests->dim;
+  for (size_t i = 0; i < bests->count; ++i) {
+    if (held(bests->values[i], double_precision) != best)
+      continue;
+    size_t d = 0;
+    while (d < dim && held(bests->positions[i * dim + d], double_precision) ==
+                          held(bests->position[d], double_precision))
+      ++d;
+    if (d == dim)
+      return CK_OK;
+  }
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s: %s is not the row of %s of an entry of %s equal to "
+                  "%s, %g",
+                  function, bests->position_name, bests->positions_name,
+                  bests->values_name, bests->best_name, bests->best);
+}
+
 ck_status ck__values_write(ck_queue *queue, ck_buffer *buffer,
                            int double_precision, double *scratch,
                            const double *values, size_t count) {
@@ -298,14 +381,21 @@ ck_status ck__host_failed(const char *config, ck_status status,
                          number);
 }
 
-/* The values a device objective left in host memory, made comparable,
- * into values. */
-static ck_status take_host_values(const ck_device_batch *batch, ck_queue *queue,
-                                  ck_buffer *values) {
-  double *f = malloc(batch->count * sizeof *f);
-  if (!f)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of host memory for a device objective's values");
+/* CK_OK when a batch's value fields name values (what names the caller),
+ * else CK_ERROR_INVALID_ARGUMENT. */
+static ck_status values_named(const ck_device_batch *batch, const char *what) {
+  if (!batch->values || (batch->value_size != 4 && batch->value_size != 8) ||
+      batch->value_stride == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: no values, or values of %zu bytes %zu apart (4 or "
+                    "8 bytes, 1 or more apart)",
+                    what, batch->value_size, batch->value_stride);
+  return CK_OK;
+}
+
+/* The values a device objective left in host memory, as doubles, into
+ * f. */
+static void host_values_read(const ck_device_batch *batch, double *f) {
   const unsigned char *from = batch->values;
   size_t step = batch->value_stride * batch->value_size;
   for (size_t i = 0; i < batch->count; ++i) {
@@ -317,10 +407,44 @@ static ck_status take_host_values(const ck_device_batch *batch, ck_queue *queue,
       f[i] = value;
     }
   }
+}
+
+/* The values a device objective left in host memory, made comparable,
+ * into values. */
+static ck_status take_host_values(const ck_device_batch *batch, ck_queue *queue,
+                                  ck_buffer *values) {
+  double *f = malloc(batch->count * sizeof *f);
+  if (!f)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for a device objective's values");
+  host_values_read(batch, f);
   ck_status status = ck__values_write(queue, values, batch->real_size == 8, f,
                                       f, batch->count);
   free(f);
   return status;
+}
+
+ck_status ck_device_batch_read_values(const ck_device_batch *batch,
+                                      double *values) {
+  CK__REQUIRE(batch);
+  CK__REQUIRE(values);
+  ck_status status = values_named(batch, "ck_device_batch_read_values");
+  if (status)
+    return status;
+  if (batch->values_on_host) {
+    host_values_read(batch, values);
+    return CK_OK;
+  }
+#if CK_HAVE_CUDA
+  if (batch->ordinal >= 0)
+    return ck__cuda_read_values(batch->ordinal, batch->stream, batch->values,
+                                batch->value_size, batch->value_stride, values,
+                                batch->count);
+#endif
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "ck_device_batch_read_values: values in device memory are "
+                  "read from a CUDA device only (ordinal %d)",
+                  batch->ordinal);
 }
 
 void ck__batch_host_free(ck__batch_host *host, ck_queue *queue) {
@@ -366,12 +490,9 @@ fail:
 ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
                                 ck_buffer *values, size_t count,
                                 size_t real_size, const char *what) {
-  if (!batch->values || (batch->value_size != 4 && batch->value_size != 8) ||
-      batch->value_stride == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: no values, or values of %zu bytes %zu apart (4 or "
-                    "8 bytes, 1 or more apart)",
-                    what, batch->value_size, batch->value_stride);
+  ck_status status = values_named(batch, what);
+  if (status)
+    return status;
   if (batch->count != count || batch->real_size != real_size)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: the batch holds %zu values for positions of %zu "

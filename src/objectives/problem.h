@@ -246,6 +246,31 @@ ck_status ck__state_seed(const char *function, const char *what, uint64_t seed,
  * function and the first that is not: entry i of the state's `name`. */
 ck_status ck__state_finite(const char *function, const char *name,
                            const double *values, size_t count);
+/* CK_OK when every value is one that the optimiser compares, a real of
+ * its precision's range (a state holds the largest real for a NaN told),
+ * else CK_ERROR_INVALID_ARGUMENT naming function and the first that is
+ * not: entry i of the state's `name`. */
+ck_status ck__state_values(const char *function, const char *name,
+                           int double_precision, const double *values,
+                           size_t count);
+/* A state's bests: each member's best value (values, count of them, at
+ * positions of dim coordinates, row by row), the best of them (best, at
+ * position) and the tells so far, each array named as the state's
+ * field. */
+typedef struct ck__state_bests {
+  const char *values_name, *positions_name, *best_name, *position_name;
+  const double *values, *positions, *position;
+  double best;
+  size_t count, dim;
+  uint64_t tells;
+} ck__state_bests;
+/* CK_OK when the bests are a state that tells made: every value a real
+ * of the precision (ck__state_values); none told but the largest while
+ * tells is 0; best the least of values, compared in the precision; and,
+ * below the largest real, position the position of a member holding it.
+ * Else CK_ERROR_INVALID_ARGUMENT naming function and the field. */
+ck_status ck__state_bests_check(const char *function, int double_precision,
+                                const ck__state_bests *bests);
 /* count values written to buffer, made comparable as told ones are
  * (ck__host_values) in scratch (count values). */
 ck_status ck__values_write(ck_queue *queue, ck_buffer *buffer,

@@ -442,6 +442,18 @@ ck_status ck_pso_set_state(ck_pso *pso, const ck_pso_state *state) {
   CK_TRY(ck__state_finite(function, "best_positions", state->best_positions,
                           n * dim));
   CK_TRY(ck__state_finite(function, "global_best", state->global_best, dim));
+  const ck__state_bests bests = {.values_name = "best_values",
+                                 .positions_name = "best_positions",
+                                 .best_name = "global_best_value",
+                                 .position_name = "global_best",
+                                 .values = state->best_values,
+                                 .positions = state->best_positions,
+                                 .position = state->global_best,
+                                 .best = state->global_best_value,
+                                 .count = n,
+                                 .dim = dim,
+                                 .tells = state->tells};
+  CK_TRY(ck__state_bests_check(function, swarm->double_precision, &bests));
   CK_TRY(write_rows(pso, swarm->x, state->positions));
   CK_TRY(write_rows(pso, swarm->v, state->velocities));
   CK_TRY(write_rows(pso, swarm->pbest, state->best_positions));

@@ -570,6 +570,36 @@ ck_status ck__cuda_take_values(ck_queue *queue, const void *from,
   return ck__cuda_kernel_end(queue, span);
 }
 
+ck_status ck__cuda_read_values(int ordinal, void *stream, const void *from,
+                               size_t from_size, size_t stride, double *to,
+                               size_t count) {
+  /* Doubles land in place; floats in the upper half of `to`, each read
+   * before the double it becomes overwrites it. */
+  unsigned char *raw = (unsigned char *)to + count * (8 - from_size);
+  cudaError_t code = cudaSetDevice(ordinal);
+  if (code == cudaSuccess && count)
+    code =
+        cudaMemcpy2DAsync(raw, from_size, from, stride * from_size, from_size,
+                          count, cudaMemcpyDeviceToHost, (cudaStream_t)stream);
+  if (code == cudaSuccess)
+    code = cudaStreamSynchronize((cudaStream_t)stream);
+  if (code != cudaSuccess) {
+    cudaGetLastError();
+    return ck__fail(code == cudaErrorMemoryAllocation ? CK_ERROR_DEVICE_MEMORY
+                                                      : CK_ERROR_DEVICE,
+                    "CUDA device %d: reading a device objective's values "
+                    "failed: %s (%s)%s",
+                    ordinal, cudaGetErrorName(code), cudaGetErrorString(code),
+                    ck__cuda_lost_note(code));
+  }
+  for (size_t i = 0; from_size == 4 && i < count; ++i) {
+    float value;
+    memcpy(&value, raw + i * sizeof value, sizeof value);
+    to[i] = value;
+  }
+  return CK_OK;
+}
+
 /* Operation events: a pair around the operation, owned by the ck_event. */
 static ck_status event_start(ck_queue *queue, ck_event *event) {
   ck_status status = CK_OK;

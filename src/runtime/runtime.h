@@ -326,6 +326,13 @@ void *ck__cuda_pointer(const ck_buffer *buffer);
 ck_status ck__cuda_take_values(ck_queue *queue, const void *from,
                                size_t from_size, size_t stride, ck_buffer *to,
                                size_t to_size, size_t count);
+/* count values of from_size bytes (4 or 8), stride apart, in the memory
+ * of CUDA device `ordinal`, copied in `stream`'s order (a cudaStream_t;
+ * NULL: the legacy default stream) into host memory as doubles, once the
+ * stream's work before them is done. */
+ck_status ck__cuda_read_values(int ordinal, void *stream, const void *from,
+                               size_t from_size, size_t stride, double *to,
+                               size_t count);
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
 /* Gives back a span whose launch failed, before anything else on the

@@ -448,3 +448,187 @@ def test_torch_asks_of_a_ga_are_its_memory_on_cuda():
             runs.append((opt.best_f, opt.best_x.tolist(),
                          opt.state()["values"].tolist()))
     assert runs[0] == runs[1]
+
+
+def _optimiser(kind, device, **options):
+    """A small PSO or GA on device."""
+    if kind == "pso":
+        return clkit.pso.PSO(lo=-5, hi=5, dim=3, particles=16, device=device,
+                             seed=4, **options)
+    return clkit.ga.GA(lo=-5, hi=5, dim=3, islands=2, island_size=8,
+                       device=device, seed=4, **options)
+
+
+@pytest.mark.parametrize("kind", ["pso", "ga"])
+def test_views_of_asks_off_cuda_outlive_the_tell_and_close(device, kind):
+    """Off a CUDA device, a view of an ask keeps that ask's positions past
+    the next tell and past close(); the DeviceArray itself gives no array
+    after the tell (BufferError, not NumPy's object array). A loop that
+    holds its last view reuses two blocks."""
+    opt = _optimiser(kind, device, array="dlpack")
+    X = opt.ask()
+    view = np.asarray(X)
+    copy = view.copy()
+    opt.tell(sphere(copy.astype(np.float64)))
+    with pytest.raises(BufferError, match="until the next tell"):
+        np.asarray(X)
+    with pytest.raises(BufferError, match="until the next tell"):
+        X.__dlpack__()
+    later = np.asarray(opt.ask())
+    assert not np.array_equal(later, copy)
+    assert np.array_equal(view, copy)
+    addresses = set()
+    for _ in range(6):
+        later = np.asarray(opt.ask())
+        addresses.add(later.__array_interface__["data"][0])
+        opt.tell(sphere(later.astype(np.float64)))
+    assert len(addresses) <= 2
+    opt.close()
+    del X
+    assert np.array_equal(view, copy) and np.all(np.abs(view) <= 5)
+
+
+@pytest.mark.parametrize("array", ["numpy", "dlpack"])
+@pytest.mark.parametrize("kind", ["pso", "ga"])
+def test_tells_refuse_values_below_the_least(device, kind, array):
+    """tell() refuses -inf and values below the least of the precision
+    alike with array="numpy" and on the device path, leaving the
+    optimiser as it was; the least itself is told."""
+    opt = _optimiser(kind, device, array=array)
+    rows = opt.ask().shape[0]
+    with pytest.raises(clkit.ArgumentError,
+                       match=r"tell\(\): value 0 is -inf.*single-precision"):
+        opt.tell(np.full(rows, -np.inf))
+    values = np.zeros(rows)
+    values[2] = -1e39
+    with pytest.raises(clkit.ArgumentError, match=r"value 2 is -1e\+39"):
+        opt.tell(values)
+    assert opt.best_f is None
+    values[2] = -np.finfo(np.float32).max
+    opt.tell(values)
+    assert opt.best_f == -np.finfo(np.float32).max
+    opt.close()
+    double = _optimiser(kind, device, array=array, precision="double")
+    double.ask()
+    with pytest.raises(clkit.ArgumentError,
+                       match=r"value 0 is -inf.*double-precision"):
+        double.tell(np.full(rows, -np.inf))
+    double.tell(np.full(rows, -1e39))
+    assert double.best_f == -1e39
+    double.close()
+
+
+@pytest.mark.parametrize("array", ["numpy", "dlpack"])
+@pytest.mark.parametrize("kind", ["pso", "ga"])
+def test_tells_refuse_what_is_not_numbers(kind, array):
+    """None, strings and booleans are no values: a TypeError names the
+    first, where NumPy would make them NaN or numbers."""
+    opt = _optimiser(kind, "ref", array=array)
+    rows = opt.ask().shape[0]
+    for values, named in (([1.0, None] + [1.0] * (rows - 2), "value 1 is None"),
+                          (["1.5"] * rows, "value 0 is '1.5'"),
+                          (np.ones(rows, dtype=bool), "value 0 is True"),
+                          ([0.5, 2, "x"] + [1.0] * (rows - 3),
+                           "value 2 is 'x'")):
+        with pytest.raises(TypeError, match=f"values must be numbers: "
+                           f"{named}"):
+            opt.tell(values)
+    assert opt.best_f is None
+    opt.tell([1] * rows)  # whole numbers are numbers
+    assert opt.best_f == 1.0
+    opt.close()
+
+
+def test_set_state_refuses_a_state_of_other_options():
+    """A state records the options its swarm or GA was made with; another
+    optimiser's options (or precision, or domain) are refused, naming the
+    option."""
+    opt = clkit.pso.PSO(device="ref", w=0.5, **SWARM)
+    run_loop(opt, 2)
+    state = opt.state()
+    assert state["options"]["w"] == 0.5
+    assert state["options"]["lo"] == [-5.12] * 5
+    same = clkit.pso.PSO(device="ref", w=0.5, c1=1.49618, **SWARM)
+    same.set_state(state)  # c1 given as its default is the same
+    assert np.array_equal(same.ask(), opt.ask())
+    for options, named in ((dict(w=0.9), r"w is 0\.5 in the state, 0\.9"),
+                           (dict(w=0.5, precision="double"),
+                            r"precision is 'float' in the state, 'double'"),
+                           (dict(w=0.5, topology="ring:3"), "topology"),
+                           (dict(w=0.5, hi=5), "hi is")):
+        other = clkit.pso.PSO(device="ref", **dict(SWARM, **options))
+        before = other.ask()
+        with pytest.raises(ValueError, match=f"options: {named}"):
+            other.set_state(state)
+        assert np.array_equal(other.ask(), before) and other.iteration == 0
+    with pytest.raises(ValueError, match="lacks options"):
+        same.set_state({k: v for k, v in state.items() if k != "options"})
+    with pytest.raises(ValueError, match="'wx', which is no option"):
+        same.set_state(dict(state, options=dict(state["options"], wx=1)))
+    ga = clkit.ga.GA(device="ref", **GA_SIZE)
+    ga_loop(ga, 2)
+    ga_state = ga.state()
+    other = clkit.ga.GA(device="ref", pm=0.5, **GA_SIZE)
+    with pytest.raises(ValueError, match=r"options: pm is '1/dim' in the "
+                       r"state, 0\.5 here"):
+        other.set_state(ga_state)
+
+
+def test_set_state_refuses_bests_no_tells_make():
+    """A state's best values are those tell() could give: a best not the
+    least of the particles' (never told), one below the least of the
+    precision or NaN, a global best not at a particle's best, told values
+    at iteration 0 and an iteration past 2^64 - 1 are refused, naming the
+    key, and the swarm is left as it was."""
+    opt = clkit.pso.PSO(device="ref", **SWARM)
+    run_loop(opt, 3)
+    state = opt.state()
+    before = opt.ask()
+    best_values = state["best_values"].copy()
+    best_values[4] = np.nan
+    global_best = state["global_best"].copy()
+    global_best[0] += 0.25
+    for change, named in (
+            (dict(global_best_value=-5.0),
+             r"global_best_value is -5, not the least of best_values"),
+            (dict(global_best_value=-1e300), r"global_best_value is -1e\+300"),
+            (dict(global_best_value=np.nan), "global_best_value is nan"),
+            (dict(global_best_value="1"), "global_best_value must be a number"),
+            (dict(best_values=best_values), r"best_values\[4\] is nan"),
+            (dict(global_best=global_best),
+             "global_best is not the row of best_positions"),
+            (dict(iteration=0), r"best_values\[0\] is .*, but iteration is 0"),
+            (dict(iteration=2 ** 70),
+             r"iteration must be a whole number from 0 to 2\^64 - 1")):
+        with pytest.raises(ValueError, match=named):
+            opt.set_state(dict(state, **change))
+    assert np.array_equal(opt.ask(), before) and opt.iteration == 3
+    assert opt.best_f == state["global_best_value"]
+
+
+def test_ga_set_state_refuses_bests_no_tells_make():
+    ga = clkit.ga.GA(device="ref", **GA_SIZE)
+    ga_loop(ga, 3)
+    state = ga.state()
+    before = ga.ask()
+    best_x = state["best_x"].copy()
+    best_x[1] += 0.25
+    values = state["values"].copy()
+    values[3] = -np.inf
+    fitness = state["fitness"].copy()
+    fitness[0] = 1e39
+    for change, named in (
+            (dict(best_f=-5.0), "best_f is -5, not the least of island_best"),
+            (dict(best_f=-1e300), r"best_f is -1e\+300"),
+            (dict(best_f=np.nan), "best_f is nan"),
+            (dict(best_x=best_x),
+             "best_x is not the row of island_best_genes"),
+            (dict(fitness=fitness), r"fitness\[0\] is 1e\+39"),
+            (dict(generation=0), "but generation is 0"),
+            (dict(generation=2 ** 64), "generation must be a whole number"),
+            (dict(values=values), "values: value 3 is -inf"),
+            (dict(values=[None] * 16), "values must be numbers")):
+        with pytest.raises(ValueError, match=named):
+            ga.set_state(dict(state, **change))
+    assert np.array_equal(ga.ask(), before) and ga.generation == 3
+    assert ga.best_f == state["best_f"]

@@ -72,6 +72,28 @@ def test_a_kept_generation_holds_its_batch(device):
         assert np.array_equal(X, copy)
 
 
+def test_a_view_of_a_host_copy_kept_past_its_call(device):
+    """array="dlpack" off CUDA: a NumPy view of X kept past its call stops
+    the run with a RuntimeError, and still reads its generation after
+    the run; X itself gives no array then (BufferError)."""
+    kept, copies, arrays = [], [], []
+
+    def keeping(X):
+        arrays.append(X)
+        kept.append(np.asarray(X))
+        copies.append(kept[-1].copy())
+        return sphere(np.asarray(X, dtype=np.float64))
+
+    with pytest.raises(RuntimeError, match="kept its X"):
+        clkit.ga.minimize(keeping, -1, 1, dim=3, islands=2, island_size=8,
+                          gens=4, device=device, array="dlpack")
+    assert len(kept) == 1 and kept[0].shape == (16, 3)
+    assert np.array_equal(kept[0], copies[0])
+    assert np.all(np.abs(kept[0]) <= 1)
+    with pytest.raises(BufferError, match="during its call"):
+        np.asarray(arrays[0])
+
+
 def test_bad_arguments_are_refused_clearly():
     with pytest.raises(TypeError,
                        match="unexpected keyword argument 'particles'$"):

@@ -1,5 +1,7 @@
 """clkit.pso.minimize: the command's results, objectives of every kind,
 errors, cancelling."""
+import subprocess
+import sys
 import threading
 import time
 
@@ -405,11 +407,11 @@ def test_array_must_name_a_library():
                            **SMALL)
 
 
-def test_array_dlpack_off_cuda_is_the_page_locked_copy(device):
-    """Off a CUDA device X is a DeviceArray over the swarm's host copy
-    (page-locked on OpenCL): NumPy reads it in place, read-only, in the
-    swarm's precision, from one block reused every call; the run is the
-    NumPy callable's, bit for bit."""
+def test_array_dlpack_off_cuda_is_a_host_copy(device):
+    """Off a CUDA device X is a DeviceArray over a host copy of the
+    swarm's positions: NumPy reads it in place, read-only, in the swarm's
+    precision, from one block reused every call; the run is the NumPy
+    callable's, bit for bit."""
     seen = []
 
     def objective(X):
@@ -430,17 +432,64 @@ def test_array_dlpack_off_cuda_is_the_page_locked_copy(device):
 
 
 def test_a_view_of_the_host_copy_kept_past_its_call_is_refused(device):
-    """A NumPy view of X kept past its call would read the next call's
-    positions: the run stops with a RuntimeError that says so."""
-    kept = []
+    """A NumPy view of X kept past its call stops the run with a
+    RuntimeError that says so; the view still reads its call's positions
+    after the run, whose memory is gone."""
+    kept, copies = [], []
 
     def keeping(X):
         kept.append(np.asarray(X))
+        copies.append(kept[-1].copy())
         return sphere(np.asarray(X, dtype=np.float64))
 
     with pytest.raises(RuntimeError, match="kept its X"):
         clkit.pso.minimize(keeping, -5, 5, array="dlpack", device=device,
                            seed=3, **SMALL)
+    assert len(kept) == 1 and np.array_equal(kept[0], copies[0])
+    assert np.all(np.abs(kept[0]) <= 5)
+
+
+def test_a_view_kept_from_a_large_host_copy_stays_readable(device):
+    """A view of X kept past a run of 200,000 particles reads that call's
+    positions, the run's memory freed (in a new Python: a crash there
+    fails this test)."""
+    code = f"""
+import numpy as np, clkit
+kept, sums = [], []
+def keeping(X):
+    kept.append(np.asarray(X))
+    sums.append(float(kept[-1].sum(dtype=np.float64)))
+    return np.zeros(X.shape[0])
+try:
+    clkit.pso.minimize(keeping, -5, 5, dim=16, particles=200000, iters=1,
+                       device={device!r}, array="dlpack")
+except RuntimeError as error:
+    print(error)
+print(float(kept[0].sum(dtype=np.float64)) == sums[0])
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2:] == ["True", ""]
+    assert "kept its X" in done.stdout
+
+
+def test_a_device_array_past_its_call_gives_no_views(device):
+    """X kept itself (not a view) passes, but gives no array after its
+    call: np.asarray raises BufferError (not NumPy's object array)."""
+    kept = []
+
+    def keeping(X):
+        kept.append(X)
+        return sphere(np.asarray(X, dtype=np.float64))
+
+    clkit.pso.minimize(keeping, -5, 5, array="dlpack", device=device, seed=3,
+                       **SMALL)
+    assert len(kept) == 21
+    with pytest.raises(BufferError, match="during its call"):
+        np.asarray(kept[0])
+    with pytest.raises(BufferError, match="during its call"):
+        kept[-1].__dlpack__()
 
 
 @needs_cuda
