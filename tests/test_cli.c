@@ -3080,6 +3080,45 @@ static void check_gas_thermo_and_momenta(void) {
   }
 }
 
+/* A JSON result's number named key (its first), or NaN. */
+static double result_number(const char *json, const char *key) {
+  char quoted[80];
+  snprintf(quoted, sizeof quoted, "\"%s\":", key);
+  const char *at = json ? strstr(json, quoted) : NULL;
+  return at ? strtod(at + strlen(quoted), NULL) : NAN;
+}
+
+/* A single-precision run whose best lies within a float's rounding of
+ * Styblinski-Tang's minimum: its own value lies below that minimum, and
+ * the result gives its position's value in double instead, never below
+ * the minimum, with the gap the difference of the two and no warning. */
+static void check_best_not_below_optimum(void) {
+  static const char *const runs[][20] = {
+      {"run", "pso", "--fn", "styblinski-tang", "--dim", "10", "--particles",
+       "64", "--iters", "250", "--seed", "3", "--precision", "float",
+       "--device", "ref", "--json", NULL},
+      {"run",           "ga",  "--fn",        "styblinski-tang",
+       "--dim",         "10",  "--islands",   "32",
+       "--island-size", "32",  "--gens",      "2000",
+       "--seed",        "1",   "--precision", "float",
+       "--device",      "ref", "--json",      NULL},
+  };
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
+    run_output r = run_clkit(runs[i]);
+    EXPECT_EXIT(r, 0, runs[i]);
+    double best = result_number(r.out, "best");
+    double optimum = result_number(r.out, "optimum");
+    double gap = result_number(r.out, "gap");
+    CHECK_MSG(best >= optimum && gap >= 0 && gap == best - optimum &&
+                  gap < 1e-3,
+              "'clkit %s': best %.17g, optimum %.17g, gap %.17g",
+              label_of(runs[i]), best, optimum, gap);
+    CHECK_MSG(!has(r.err, "warning"), "'clkit %s' warned: %s",
+              label_of(runs[i]), r.err);
+    release(&r);
+  }
+}
+
 /* Runs clkit with stdout a pipe that this test reads to the end, or
  * closed (closed nonzero); stderr is caught. */
 static run_output run_clkit_stdout_piped(const char *const *arguments,
@@ -3527,6 +3566,7 @@ int main(int argc, char **argv) {
   check_nn_predict_stdout();
   check_gas_run();
   check_gas_thermo_and_momenta();
+  check_best_not_below_optimum();
   check_standard_streams();
   check_interrupt();
   check_kernels();
