@@ -3080,6 +3080,120 @@ static void check_gas_thermo_and_momenta(void) {
   }
 }
 
+/* args (16 at most): command, then option and path, the work directory's
+ * file name (path holds 700 bytes). */
+static void output_args(const char *const *command, const char *option,
+                        const char *name, char *path, const char **args) {
+  size_t argc = 0;
+  for (const char *const *a = command; *a && argc < 13; ++a)
+    args[argc++] = *a;
+  test_path_in(work_dir, name, path, 700);
+  args[argc++] = option;
+  args[argc++] = path;
+  args[argc] = NULL;
+}
+
+/* An output whose name's extension says another format than the one it
+ * is written in is refused (exit 2), naming the option, the format the
+ * name says and the extensions it may end in; nothing is written. A
+ * name of no known format, or the right one in any case, is taken. */
+static void check_output_extensions(void) {
+  static const char *const gas[] = {"run", "gas", "--device", "ref", NULL};
+  static const char *const pso[] = {"run", "pso", "--device", "ref", NULL};
+  static const char *const ga[] = {"run", "ga", "--device", "ref", NULL};
+  static const char *const aco[] = {"run",      "aco", "random:10",
+                                    "--device", "ref", NULL};
+  static const char *const nn[] = {"run", "nn", "--device", "ref", NULL};
+  static const char *const nn_predict[] = {"run",       "nn",       "--device",
+                                           "ref",       "--load",   "m.ckn",
+                                           "--predict", "rows.csv", NULL};
+  static const char *const gen[] = {"gen",   "lsq", "--rows", "10",
+                                    "--dim", "2",   NULL};
+  static const char *const gen_bin[] = {
+      "gen", "lsq", "--rows", "10", "--dim", "2", "--format", "bin", NULL};
+  static const char *const gen_csv[] = {
+      "gen", "lsq", "--rows", "10", "--dim", "2", "--out", "/dev/null", NULL};
+  static const struct {
+    const char *const *command;
+    const char *option, *name, *says;
+  } refused[] = {
+      {gas, "--traj", "out.dcd",
+       "ends in .dcd (DCD), but the file is extended XYZ: end its name in "
+       ".xyz or .extxyz"},
+      {gas, "--traj", "out.xyz.gz", "ends in .gz (gzip)"},
+      {gas, "--png", "out.jpg",
+       "ends in .jpg (JPEG), but the file is PNG: end its name in .png"},
+      {gas, "--png", "out.svg", "ends in .svg (SVG)"},
+      {gas, "--rdf", "g.json",
+       "ends in .json (JSON), but the file is CSV: end its name in .csv or "
+       ".txt"},
+      {gas, "--thermo", "t.xyz", "ends in .xyz (extended XYZ)"},
+      {gas, "--checkpoint", "c.xyz",
+       "but the file is a gas checkpoint: end its name in .ckg or .bin"},
+      {pso, "--out", "x.json",
+       "but the file is plain text: end its name in .txt or .csv"},
+      {pso, "--trace", "t.png", "ends in .png (PNG), but the file is CSV"},
+      {ga, "--out", "x.npy", "ends in .npy (NumPy)"},
+      {ga, "--trace", "t.svg", "ends in .svg (SVG), but the file is CSV"},
+      {aco, "--tour-out", "t.csv",
+       "but the file is a TSPLIB tour: end its name in .tour or .txt"},
+      {aco, "--svg", "s.png", "but the file is SVG: end its name in .svg"},
+      {aco, "--trace", "t.tour", "ends in .tour (a TSPLIB tour)"},
+      {nn, "--save", "m.onnx",
+       "but the file is a clkit model or safetensors: end its name in .ckn "
+       "or .safetensors or .bin"},
+      {nn, "--trace", "t.xlsx", "ends in .xlsx (Excel)"},
+      {nn_predict, "--out", "p.json", "but the file is plain text"},
+      {gen, "--out", "d.bin",
+       "ends in .bin (binary data), but the file is CSV: end its name in "
+       ".csv or .txt (or give --format bin)"},
+      {gen_bin, "--out", "d.csv",
+       "but the file is clkit's binary least-squares data: end its name in "
+       ".bin (or give --format csv)"},
+      {gen_csv, "--coef", "c.png", "but the file is plain text"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    const char *args[16];
+    char path[700], named[760];
+    output_args(refused[i].command, refused[i].option, refused[i].name, path,
+                args);
+    snprintf(named, sizeof named, "%s: '%s' %s", refused[i].option, path,
+             refused[i].says);
+    if (strncmp(refused[i].says, "but", 3) == 0)
+      snprintf(named, sizeof named, "%s: '%s' ends in", refused[i].option,
+               path);
+    expect_refusal(args, 2, named);
+    expect_refusal(args, 2, refused[i].says);
+    CHECK_MSG(access(path, F_OK) != 0, "'clkit %s' wrote %s", label_of(args),
+              path);
+  }
+  /* Taken: the format's own extension in another case, and names that
+   * say no format. */
+  static const char *const gas_run[] = {"run",      "gas", "--particles", "64",
+                                        "--steps",  "1",   "--log-every", "0",
+                                        "--device", "ref", "--quiet",     NULL};
+  static const char *const pso_run[] = {
+      "run", "pso", "--dim", "2", "--iters", "2", "--device", "ref", NULL};
+  static const struct {
+    const char *const *command;
+    const char *option, *name;
+  } taken[] = {
+      {gas_run, "--png", "upper.PNG"},    {gas_run, "--traj", "frames.extxyz"},
+      {gas_run, "--checkpoint", "state"}, {pso_run, "--out", "best.dat"},
+      {pso_run, "--trace", "trace.TXT"},  {pso_run, "--out", "best.v2"},
+  };
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; ++i) {
+    const char *args[16];
+    char path[700];
+    output_args(taken[i].command, taken[i].option, taken[i].name, path, args);
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(access(path, F_OK) == 0, "'clkit %s' wrote no %s", label_of(args),
+              path);
+    release(&r);
+  }
+}
+
 /* A JSON result's number named key (its first), or NaN. */
 static double result_number(const char *json, const char *key) {
   char quoted[80];
@@ -3566,6 +3680,7 @@ int main(int argc, char **argv) {
   check_nn_predict_stdout();
   check_gas_run();
   check_gas_thermo_and_momenta();
+  check_output_extensions();
   check_best_not_below_optimum();
   check_standard_streams();
   check_interrupt();

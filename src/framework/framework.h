@@ -39,6 +39,10 @@ typedef struct ck__option {
   /* Where the field's struct begins in the job (offsetof; 0: the config
    * that begins the job). */
   size_t base;
+  /* The format of the file an output option writes, as
+   * ck_file_check_format names it ("csv", "png"), so that a name that
+   * says another format is refused; NULL: none. */
+  const char *format;
 } ck__option;
 
 enum {

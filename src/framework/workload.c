@@ -375,9 +375,21 @@ static ck_status check_params(const char *function, const ck_workload *workload,
     if (status)
       return ck__fail_prefix(status, "option --%s: ", *output);
   }
-  return workload->check ? ck__option_name_field(workload->options,
+  ck_status status = workload->check
+                         ? ck__option_name_field(workload->options,
                                                  workload->check(params, count))
                          : CK_OK;
+  /* A file named as another format than the one written (out.jpg for a
+   * PNG): after the workload's checks, which name two options given one
+   * file first. */
+  for (const ck__option *option = workload->options;
+       status == CK_OK && option->name; ++option) {
+    const char *file =
+        option->format ? ck__param_find(params, count, option->name) : NULL;
+    if (file && (status = ck_file_check_format(file, option->format)))
+      ck__fail_prefix(status, "option --%s: ", option->name);
+  }
+  return status;
 }
 
 /* A spread's refusals of params checked already, but the processes'

@@ -355,9 +355,10 @@ void ck__evaluation_destroy(ck__evaluation *evaluation);
       {"check-every", "K", "read the best value every K " step "s",            \
        .field = &(fields)[CK__PROBLEM_CHECK_EVERY], .config = owner},          \
       {"out", "FILE", "write the best position, one value a line",             \
-       .field = NULL},                                                         \
+       .field = NULL, .format = "text"},                                       \
   {                                                                            \
-    "trace", "FILE", "write a CSV of the best value per " step, .field = NULL  \
+    "trace", "FILE", "write a CSV of the best value per " step,                \
+        .field = NULL, .format = "csv"                                         \
   }
 
 typedef struct ck__problem_job {
