@@ -3080,6 +3080,199 @@ static void check_gas_thermo_and_momenta(void) {
   }
 }
 
+/* The JSON text of option `name` in a result's "options" (up to the ','
+ * or '}' after it), into value; 0 where the result has none. */
+static int json_option(const char *json, const char *name, char *value,
+                       size_t size) {
+  char key[80];
+  snprintf(key, sizeof key, "\"%s\":", name);
+  const char *options = json ? strstr(json, "\"options\":{") : NULL;
+  const char *at = options ? strstr(options, key) : NULL;
+  if (!at)
+    return 0;
+  at += strlen(key);
+  snprintf(value, size, "%.*s", (int)strcspn(at, ",}"), at);
+  return 1;
+}
+
+/* Each option of a result's JSON against the text wanted (a number's
+ * text is read as a number: 3 is 3.0). */
+typedef struct option_want {
+  const char *name, *text;
+} option_want;
+
+static void expect_options(const char *const *args, const char *json,
+                           const option_want *wants, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    char value[700] = "";
+    int found = json_option(json, wants[i].name, value, sizeof value);
+    char *end = NULL, *wanted_end = NULL;
+    double number = strtod(value, &end),
+           wanted = strtod(wants[i].text, &wanted_end);
+    int numbers = found && *value && !*end && *wants[i].text && !*wanted_end;
+    CHECK_MSG(found && (numbers ? number == wanted
+                                : strcmp(value, wants[i].text) == 0),
+              "'clkit %s': option %s is %s, not %s", label_of(args),
+              wants[i].name, found ? value : "(missing)", wants[i].text);
+  }
+}
+
+/* Runs args, which must succeed, and checks its result's options. */
+static void expect_run_options(const char *const *args,
+                               const option_want *wants, size_t count) {
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  expect_options(args, r.out, wants, count);
+  release(&r);
+}
+
+/* A restart reports the options it ran with: the checkpoint's system,
+ * dynamics, seed and kernel forms (those of ref, which wrote it), and
+ * the steps and outputs given beside it; the lattice and the temperature
+ * that made the first state are not used again (null). Settings of the
+ * system or the seed beside --restart are refused, naming the option.
+ * A fresh run reports the box it made and the density --box made; a
+ * start from an XYZ file the file's particles, and no lattice. */
+static void check_restart_options(void) {
+  char checkpoint[700], frames[700], quoted[720];
+  test_path_in(work_dir, "restart-options.ckg", checkpoint, sizeof checkpoint);
+  test_path_in(work_dir, "restart-options.xyz", frames, sizeof frames);
+  snprintf(quoted, sizeof quoted, "\"%s\"", checkpoint);
+  {
+    const char *const args[] = {"run",
+                                "gas",
+                                "--particles",
+                                "100",
+                                "--box",
+                                "16x10",
+                                "--lattice",
+                                "square",
+                                "--T",
+                                "1.5",
+                                "--dt",
+                                "0.002",
+                                "--rc",
+                                "3",
+                                "--neighbors",
+                                "verlet:0.4",
+                                "--thermostat",
+                                "langevin:1.2:0.5",
+                                "--walls",
+                                "--seed",
+                                "7",
+                                "--steps",
+                                "20",
+                                "--log-every",
+                                "0",
+                                "--checkpoint",
+                                checkpoint,
+                                "--traj",
+                                frames,
+                                "--device",
+                                "ref",
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    release(&r);
+  }
+  static const option_want restarted[] = {
+      {"particles", "100"},
+      {"rho", "0.625"},
+      {"box", "\"16x10\""},
+      {"lattice", "null"},
+      {"T", "null"},
+      {"xyz", "null"},
+      {"rc", "3"},
+      {"shift", "\"energy\""},
+      {"model", "\"lj\""},
+      {"dt", "0.002"},
+      {"walls", "true"},
+      {"thermostat", "\"langevin:1.2:0.5\""},
+      {"neighbors", "\"verlet:0.4\""},
+      {"tiles", "\"direct\""},
+      {"strips", "\"off\""},
+      {"sort", "\"auto\""},
+      {"steps", "10"},
+      {"equil", "4"},
+      {"log-every", "5"},
+      {"sample-every", "2"},
+  };
+  /* On one device and spread over two: the same settings. */
+  for (int spread = 0; spread < 2; ++spread) {
+    const char *const args[] = {"run",
+                                "gas",
+                                "--restart",
+                                checkpoint,
+                                "--steps",
+                                "10",
+                                "--equil",
+                                "4",
+                                "--log-every",
+                                "5",
+                                "--sample-every",
+                                "2",
+                                "--json",
+                                "--quiet",
+                                "--device",
+                                spread ? "ref,ref" : "ref",
+                                spread ? "--spread" : NULL,
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    expect_options(args, r.out, restarted,
+                   sizeof restarted / sizeof restarted[0]);
+    const option_want file[] = {{"restart", quoted}};
+    expect_options(args, r.out, file, 1);
+    EXPECT_HAS(r.out, "\"seed\":7,", args);
+    release(&r);
+  }
+  {
+    /* The text result shows the checkpoint's system too. */
+    const char *const args[] = {"run",      "gas", "--restart",   checkpoint,
+                                "--steps",  "2",   "--log-every", "0",
+                                "--device", "ref", "--quiet",     NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "  particles          100 \n", args);
+    EXPECT_HAS(r.out, "  box_x              16 \n", args);
+    EXPECT_HAS(r.out, "  box_y              10 \n", args);
+    release(&r);
+  }
+  static const char *const refused[][2] = {
+      {"--particles", "100"},   {"--rho", "0.5"},    {"--box", "16x10"},
+      {"--lattice", "square"},  {"--T", "1.5"},      {"--rc", "3"},
+      {"--dt", "0.002"},        {"--walls", NULL},   {"--thermostat", "none"},
+      {"--neighbors", "cells"}, {"--tiles", "auto"}, {"--seed", "7"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    const char *const args[] = {"run",         "gas",         "--restart",
+                                checkpoint,    "--device",    "ref",
+                                refused[i][0], refused[i][1], NULL};
+    expect_refusal(args, 2, refused[i][0]);
+  }
+  {
+    const char *const args[] = {
+        "run", "gas",    "--particles", "100",      "--box", "20x16", "--steps",
+        "1",   "--json", "--quiet",     "--device", "ref",   NULL};
+    static const option_want boxed[] = {{"rho", "0.3125"},
+                                        {"box", "\"20x16\""},
+                                        {"lattice", "\"triangular\""},
+                                        {"T", "1"}};
+    expect_run_options(args, boxed, sizeof boxed / sizeof boxed[0]);
+  }
+  {
+    /* The frame holds velocities: --T goes unused. */
+    const char *const args[] = {
+        "run", "gas",    "--xyz",   frames,     "--rc", "3", "--steps",
+        "1",   "--json", "--quiet", "--device", "ref",  NULL};
+    static const option_want started[] = {{"particles", "100"},
+                                          {"box", "\"16x10\""},
+                                          {"lattice", "null"},
+                                          {"T", "null"}};
+    expect_run_options(args, started, sizeof started / sizeof started[0]);
+  }
+}
+
 /* args (16 at most): command, then option and path, the work directory's
  * file name (path holds 700 bytes). */
 static void output_args(const char *const *command, const char *option,
@@ -3680,6 +3873,7 @@ int main(int argc, char **argv) {
   check_nn_predict_stdout();
   check_gas_run();
   check_gas_thermo_and_momenta();
+  check_restart_options();
   check_output_extensions();
   check_best_not_below_optimum();
   check_standard_streams();
