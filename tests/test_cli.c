@@ -3231,6 +3231,352 @@ static void check_gas_thermo_and_momenta(void) {
   }
 }
 
+/* The JSON text of option `name` in a result's "options" (up to the ','
+ * or '}' after it), into value; 0 where the result has none. */
+static int json_option(const char *json, const char *name, char *value,
+                       size_t size) {
+  char key[80];
+  snprintf(key, sizeof key, "\"%s\":", name);
+  const char *options = json ? strstr(json, "\"options\":{") : NULL;
+  const char *at = options ? strstr(options, key) : NULL;
+  if (!at)
+    return 0;
+  at += strlen(key);
+  snprintf(value, size, "%.*s", (int)strcspn(at, ",}"), at);
+  return 1;
+}
+
+/* Each option of a result's JSON against the text wanted (a number's
+ * text is read as a number: 3 is 3.0). */
+typedef struct option_want {
+  const char *name, *text;
+} option_want;
+
+static void expect_options(const char *const *args, const char *json,
+                           const option_want *wants, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    char value[700] = "";
+    int found = json_option(json, wants[i].name, value, sizeof value);
+    char *end = NULL, *wanted_end = NULL;
+    double number = strtod(value, &end),
+           wanted = strtod(wants[i].text, &wanted_end);
+    int numbers = found && *value && !*end && *wants[i].text && !*wanted_end;
+    CHECK_MSG(found && (numbers ? number == wanted
+                                : strcmp(value, wants[i].text) == 0),
+              "'clkit %s': option %s is %s, not %s", label_of(args),
+              wants[i].name, found ? value : "(missing)", wants[i].text);
+  }
+}
+
+/* Runs args, which must succeed, and checks its result's options. */
+static void expect_run_options(const char *const *args,
+                               const option_want *wants, size_t count) {
+  run_output r = run_clkit(args);
+  EXPECT_EXIT(r, 0, args);
+  expect_options(args, r.out, wants, count);
+  release(&r);
+}
+
+/* A restart reports the options it ran with: the checkpoint's system,
+ * dynamics, seed and kernel forms (those of ref, which wrote it), and
+ * the steps and outputs given beside it; the lattice and the temperature
+ * that made the first state are not used again (null). Settings of the
+ * system or the seed beside --restart are refused, naming the option.
+ * A fresh run reports the box it made and the density --box made; a
+ * start from an XYZ file the file's particles, and no lattice. */
+static void check_restart_options(void) {
+  char checkpoint[700], frames[700], quoted[720];
+  test_path_in(work_dir, "restart-options.ckg", checkpoint, sizeof checkpoint);
+  test_path_in(work_dir, "restart-options.xyz", frames, sizeof frames);
+  snprintf(quoted, sizeof quoted, "\"%s\"", checkpoint);
+  {
+    const char *const args[] = {"run",
+                                "gas",
+                                "--particles",
+                                "100",
+                                "--box",
+                                "16x10",
+                                "--lattice",
+                                "square",
+                                "--T",
+                                "1.5",
+                                "--dt",
+                                "0.002",
+                                "--rc",
+                                "3",
+                                "--neighbors",
+                                "verlet:0.4",
+                                "--thermostat",
+                                "langevin:1.2:0.5",
+                                "--walls",
+                                "--seed",
+                                "7",
+                                "--steps",
+                                "20",
+                                "--log-every",
+                                "0",
+                                "--checkpoint",
+                                checkpoint,
+                                "--traj",
+                                frames,
+                                "--device",
+                                "ref",
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    release(&r);
+  }
+  static const option_want restarted[] = {
+      {"particles", "100"},
+      {"rho", "0.625"},
+      {"box", "\"16x10\""},
+      {"lattice", "null"},
+      {"T", "null"},
+      {"xyz", "null"},
+      {"rc", "3"},
+      {"shift", "\"energy\""},
+      {"model", "\"lj\""},
+      {"dt", "0.002"},
+      {"walls", "true"},
+      {"thermostat", "\"langevin:1.2:0.5\""},
+      {"neighbors", "\"verlet:0.4\""},
+      {"tiles", "\"direct\""},
+      {"strips", "\"off\""},
+      {"sort", "\"auto\""},
+      {"steps", "10"},
+      {"equil", "4"},
+      {"log-every", "5"},
+      {"sample-every", "2"},
+  };
+  /* On one device and spread over two: the same settings. */
+  for (int spread = 0; spread < 2; ++spread) {
+    const char *const args[] = {"run",
+                                "gas",
+                                "--restart",
+                                checkpoint,
+                                "--steps",
+                                "10",
+                                "--equil",
+                                "4",
+                                "--log-every",
+                                "5",
+                                "--sample-every",
+                                "2",
+                                "--json",
+                                "--quiet",
+                                "--device",
+                                spread ? "ref,ref" : "ref",
+                                spread ? "--spread" : NULL,
+                                NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    expect_options(args, r.out, restarted,
+                   sizeof restarted / sizeof restarted[0]);
+    const option_want file[] = {{"restart", quoted}};
+    expect_options(args, r.out, file, 1);
+    EXPECT_HAS(r.out, "\"seed\":7,", args);
+    release(&r);
+  }
+  {
+    /* The text result shows the checkpoint's system too. */
+    const char *const args[] = {"run",      "gas", "--restart",   checkpoint,
+                                "--steps",  "2",   "--log-every", "0",
+                                "--device", "ref", "--quiet",     NULL};
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    EXPECT_HAS(r.out, "  particles          100 \n", args);
+    EXPECT_HAS(r.out, "  box_x              16 \n", args);
+    EXPECT_HAS(r.out, "  box_y              10 \n", args);
+    release(&r);
+  }
+  static const char *const refused[][2] = {
+      {"--particles", "100"},   {"--rho", "0.5"},    {"--box", "16x10"},
+      {"--lattice", "square"},  {"--T", "1.5"},      {"--rc", "3"},
+      {"--dt", "0.002"},        {"--walls", NULL},   {"--thermostat", "none"},
+      {"--neighbors", "cells"}, {"--tiles", "auto"}, {"--seed", "7"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    const char *const args[] = {"run",         "gas",         "--restart",
+                                checkpoint,    "--device",    "ref",
+                                refused[i][0], refused[i][1], NULL};
+    expect_refusal(args, 2, refused[i][0]);
+  }
+  {
+    const char *const args[] = {
+        "run", "gas",    "--particles", "100",      "--box", "20x16", "--steps",
+        "1",   "--json", "--quiet",     "--device", "ref",   NULL};
+    static const option_want boxed[] = {{"rho", "0.3125"},
+                                        {"box", "\"20x16\""},
+                                        {"lattice", "\"triangular\""},
+                                        {"T", "1"}};
+    expect_run_options(args, boxed, sizeof boxed / sizeof boxed[0]);
+  }
+  {
+    /* The frame holds velocities: --T goes unused. */
+    const char *const args[] = {
+        "run", "gas",    "--xyz",   frames,     "--rc", "3", "--steps",
+        "1",   "--json", "--quiet", "--device", "ref",  NULL};
+    static const option_want started[] = {{"particles", "100"},
+                                          {"box", "\"16x10\""},
+                                          {"lattice", "null"},
+                                          {"T", "null"}};
+    expect_run_options(args, started, sizeof started / sizeof started[0]);
+  }
+}
+
+/* args (16 at most): command, then option and path, the work directory's
+ * file name (path holds 700 bytes). */
+static void output_args(const char *const *command, const char *option,
+                        const char *name, char *path, const char **args) {
+  size_t argc = 0;
+  for (const char *const *a = command; *a && argc < 13; ++a)
+    args[argc++] = *a;
+  test_path_in(work_dir, name, path, 700);
+  args[argc++] = option;
+  args[argc++] = path;
+  args[argc] = NULL;
+}
+
+/* An output whose name's extension says another format than the one it
+ * is written in is refused (exit 2), naming the option, the format the
+ * name says and the extensions it may end in; nothing is written. A
+ * name of no known format, or the right one in any case, is taken. */
+static void check_output_extensions(void) {
+  static const char *const gas[] = {"run", "gas", "--device", "ref", NULL};
+  static const char *const pso[] = {"run", "pso", "--device", "ref", NULL};
+  static const char *const ga[] = {"run", "ga", "--device", "ref", NULL};
+  static const char *const aco[] = {"run",      "aco", "random:10",
+                                    "--device", "ref", NULL};
+  static const char *const nn[] = {"run", "nn", "--device", "ref", NULL};
+  static const char *const nn_predict[] = {"run",       "nn",       "--device",
+                                           "ref",       "--load",   "m.ckn",
+                                           "--predict", "rows.csv", NULL};
+  static const char *const gen[] = {"gen",   "lsq", "--rows", "10",
+                                    "--dim", "2",   NULL};
+  static const char *const gen_bin[] = {
+      "gen", "lsq", "--rows", "10", "--dim", "2", "--format", "bin", NULL};
+  static const char *const gen_csv[] = {
+      "gen", "lsq", "--rows", "10", "--dim", "2", "--out", "/dev/null", NULL};
+  static const struct {
+    const char *const *command;
+    const char *option, *name, *says;
+  } refused[] = {
+      {gas, "--traj", "out.dcd",
+       "ends in .dcd (DCD), but the file is extended XYZ: end its name in "
+       ".xyz or .extxyz"},
+      {gas, "--traj", "out.xyz.gz", "ends in .gz (gzip)"},
+      {gas, "--png", "out.jpg",
+       "ends in .jpg (JPEG), but the file is PNG: end its name in .png"},
+      {gas, "--png", "out.svg", "ends in .svg (SVG)"},
+      {gas, "--rdf", "g.json",
+       "ends in .json (JSON), but the file is CSV: end its name in .csv or "
+       ".txt"},
+      {gas, "--thermo", "t.xyz", "ends in .xyz (extended XYZ)"},
+      {gas, "--checkpoint", "c.xyz",
+       "but the file is a gas checkpoint: end its name in .ckg or .bin"},
+      {pso, "--out", "x.json",
+       "but the file is plain text: end its name in .txt or .csv"},
+      {pso, "--trace", "t.png", "ends in .png (PNG), but the file is CSV"},
+      {ga, "--out", "x.npy", "ends in .npy (NumPy)"},
+      {ga, "--trace", "t.svg", "ends in .svg (SVG), but the file is CSV"},
+      {aco, "--tour-out", "t.csv",
+       "but the file is a TSPLIB tour: end its name in .tour or .txt"},
+      {aco, "--svg", "s.png", "but the file is SVG: end its name in .svg"},
+      {aco, "--trace", "t.tour", "ends in .tour (a TSPLIB tour)"},
+      {nn, "--save", "m.onnx",
+       "but the file is a clkit model or safetensors: end its name in .ckn "
+       "or .safetensors or .bin"},
+      {nn, "--trace", "t.xlsx", "ends in .xlsx (Excel)"},
+      {nn_predict, "--out", "p.json", "but the file is plain text"},
+      {gen, "--out", "d.bin",
+       "ends in .bin (binary data), but the file is CSV: end its name in "
+       ".csv or .txt (or give --format bin)"},
+      {gen_bin, "--out", "d.csv",
+       "but the file is clkit's binary least-squares data: end its name in "
+       ".bin (or give --format csv)"},
+      {gen_csv, "--coef", "c.png", "but the file is plain text"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    const char *args[16];
+    char path[700], named[760];
+    output_args(refused[i].command, refused[i].option, refused[i].name, path,
+                args);
+    snprintf(named, sizeof named, "%s: '%s' %s", refused[i].option, path,
+             refused[i].says);
+    if (strncmp(refused[i].says, "but", 3) == 0)
+      snprintf(named, sizeof named, "%s: '%s' ends in", refused[i].option,
+               path);
+    expect_refusal(args, 2, named);
+    expect_refusal(args, 2, refused[i].says);
+    CHECK_MSG(access(path, F_OK) != 0, "'clkit %s' wrote %s", label_of(args),
+              path);
+  }
+  /* Taken: the format's own extension in another case, and names that
+   * say no format. */
+  static const char *const gas_run[] = {"run",      "gas", "--particles", "64",
+                                        "--steps",  "1",   "--log-every", "0",
+                                        "--device", "ref", "--quiet",     NULL};
+  static const char *const pso_run[] = {
+      "run", "pso", "--dim", "2", "--iters", "2", "--device", "ref", NULL};
+  static const struct {
+    const char *const *command;
+    const char *option, *name;
+  } taken[] = {
+      {gas_run, "--png", "upper.PNG"},    {gas_run, "--traj", "frames.extxyz"},
+      {gas_run, "--checkpoint", "state"}, {pso_run, "--out", "best.dat"},
+      {pso_run, "--trace", "trace.TXT"},  {pso_run, "--out", "best.v2"},
+  };
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; ++i) {
+    const char *args[16];
+    char path[700];
+    output_args(taken[i].command, taken[i].option, taken[i].name, path, args);
+    run_output r = run_clkit(args);
+    EXPECT_EXIT(r, 0, args);
+    CHECK_MSG(access(path, F_OK) == 0, "'clkit %s' wrote no %s", label_of(args),
+              path);
+    release(&r);
+  }
+}
+
+/* A JSON result's number named key (its first), or NaN. */
+static double result_number(const char *json, const char *key) {
+  char quoted[80];
+  snprintf(quoted, sizeof quoted, "\"%s\":", key);
+  const char *at = json ? strstr(json, quoted) : NULL;
+  return at ? strtod(at + strlen(quoted), NULL) : NAN;
+}
+
+/* A single-precision run whose best lies within a float's rounding of
+ * Styblinski-Tang's minimum: its own value lies below that minimum, and
+ * the result gives its position's value in double instead, never below
+ * the minimum, with the gap the difference of the two and no warning. */
+static void check_best_not_below_optimum(void) {
+  static const char *const runs[][20] = {
+      {"run", "pso", "--fn", "styblinski-tang", "--dim", "10", "--particles",
+       "64", "--iters", "250", "--seed", "3", "--precision", "float",
+       "--device", "ref", "--json", NULL},
+      {"run",           "ga",  "--fn",        "styblinski-tang",
+       "--dim",         "10",  "--islands",   "32",
+       "--island-size", "32",  "--gens",      "2000",
+       "--seed",        "1",   "--precision", "float",
+       "--device",      "ref", "--json",      NULL},
+  };
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
+    run_output r = run_clkit(runs[i]);
+    EXPECT_EXIT(r, 0, runs[i]);
+    double best = result_number(r.out, "best");
+    double optimum = result_number(r.out, "optimum");
+    double gap = result_number(r.out, "gap");
+    CHECK_MSG(best >= optimum && gap >= 0 && gap == best - optimum &&
+                  gap < 1e-3,
+              "'clkit %s': best %.17g, optimum %.17g, gap %.17g",
+              label_of(runs[i]), best, optimum, gap);
+    CHECK_MSG(!has(r.err, "warning"), "'clkit %s' warned: %s",
+              label_of(runs[i]), r.err);
+    release(&r);
+  }
+}
+
 /* Runs clkit with stdout a pipe that this test reads to the end, or
  * closed (closed nonzero); stderr is caught. */
 static run_output run_clkit_stdout_piped(const char *const *arguments,
@@ -3683,6 +4029,9 @@ int main(int argc, char **argv) {
   check_nn_predict_stdout();
   check_gas_run();
   check_gas_thermo_and_momenta();
+  check_restart_options();
+  check_output_extensions();
+  check_best_not_below_optimum();
   check_standard_streams();
   check_interrupt();
   check_kernels();

@@ -4199,7 +4199,62 @@ static void spread_two_slabs(const ck_device *ref) {
   }
 }
 
+/* Shares cut the box so that each slab holds its share of the particles,
+ * as ck__spread_apportion deals them, either way round: 40 particles at
+ * 40 distinct x in a 40 x 10 box. At 20 x of two particles each, a pair
+ * stays in one slab: a share of 13 (or 27) takes the lower of 12 and 14
+ * (26 and 28). */
+static void spread_shares(const ck_device *ref) {
+  enum { N = 40 };
+  static const struct {
+    int paired; /* two particles at each x */
+    size_t members;
+    double shares[3];
+    uint64_t units[3];
+  } cases[] = {
+      {0, 2, {1, 3}, {10, 30}},        {0, 2, {3, 1}, {30, 10}},
+      {0, 2, {1, 2}, {13, 27}},        {0, 2, {2, 1}, {27, 13}},
+      {0, 3, {1, 2, 1}, {10, 20, 10}}, {0, 3, {2, 1, 1}, {20, 10, 10}},
+      {0, 3, {1, 1, 2}, {10, 10, 20}}, {0, 3, {1, 1, 1}, {14, 13, 13}},
+      {1, 2, {1, 3}, {10, 30}},        {1, 2, {1, 2}, {12, 28}},
+      {1, 2, {2, 1}, {26, 14}},
+  };
+  char paths[2][600];
+  for (int paired = 0; paired < 2; ++paired) {
+    double x[2 * N];
+    for (int k = 0; k < N; ++k) {
+      x[2 * k] = paired ? 1 + 2 * (k / 2) : 0.5 + k;
+      x[2 * k + 1] = paired ? 2.5 + 5 * (k % 2) : 1 + 2 * (k % 5);
+    }
+    test_path_in(work_dir, paired ? "paired.xyz" : "distinct.xyz",
+                 paths[paired], sizeof paths[paired]);
+    CHECK(write_xyz(paths[paired], N, 40, 10, x, NULL) == 0);
+  }
+  ck_device trio[3] = {*ref, *ref, *ref};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    ck_gas_config config;
+    ck_gas_config_init(&config);
+    config.xyz_path = paths[cases[c].paired];
+    ck_gas *gas = make_spread(trio, cases[c].members, cases[c].shares, &config);
+    uint64_t units[3] = {0, 0, 0};
+    if (!gas || spread_units(gas, units, 3) != cases[c].members) {
+      CHECK_MSG(0, "case %zu: no spread of %zu members", c, cases[c].members);
+      ck_gas_destroy(gas);
+      continue;
+    }
+    for (size_t m = 0; m < cases[c].members; ++m)
+      CHECK_MSG(units[m] == cases[c].units[m],
+                "case %zu (%zu members%s): member %zu, share %g, holds %llu "
+                "particles, not %llu",
+                c, cases[c].members, cases[c].paired ? ", pairs" : "", m,
+                cases[c].shares[m], (unsigned long long)units[m],
+                (unsigned long long)cases[c].units[m]);
+    ck_gas_destroy(gas);
+  }
+}
+
 static void spread_gas(const ck_device *ref, const ck_device *ocl) {
+  spread_shares(ref);
   spread_copies(ref);
   pull_firsts();
   spread_resident_room(ref);

@@ -327,6 +327,74 @@ static void repeated_devices(void) {
   CHECK(repeated == 2);
 }
 
+/* ---- dealing the work ----------------------------------------------------
+ */
+
+/*
+ * Shares deal the units in proportion, by the largest remainder method:
+ * each member's quota rounded down (to one granule at least), the rest
+ * one each to the largest remainders, ties to the larger share. The
+ * same shares in the other order give the same counts in that order;
+ * units short of a whole granule go to the last member.
+ */
+static void deal_in_proportion(void) {
+  enum { MOST = 3 };
+  static const struct {
+    size_t members;
+    double shares[MOST];
+    uint64_t total, granule;
+    uint64_t units[MOST], reversed[MOST]; /* the shares as given, reversed */
+  } cases[] = {
+      {2, {1, 3}, 1024, 1, {256, 768}, {768, 256}},
+      {2, {1, 3}, 1024, 32, {256, 768}, {768, 256}},
+      {2, {1, 3}, 1000, 1, {250, 750}, {750, 250}},
+      {2, {1, 2}, 10, 1, {3, 7}, {7, 3}},
+      {3, {1, 2, 4}, 10, 1, {1, 3, 6}, {6, 3, 1}},
+      {3, {1, 1, 2}, 5, 1, {1, 1, 3}, {3, 1, 1}},
+      {3, {0.1, 0.2, 0.7}, 10, 1, {1, 2, 7}, {7, 2, 1}},
+      {2, {2, 5}, 7, 1, {2, 5}, {5, 2}},
+      /* One unit each at least, taken from the largest quota. */
+      {2, {1, 1000}, 10, 1, {1, 9}, {9, 1}},
+      {2, {1, 3}, 2, 1, {1, 1}, {1, 1}},
+      /* Equal shares: a tie goes to the lower index, either way. */
+      {3, {1, 1, 1}, 10, 1, {4, 3, 3}, {4, 3, 3}},
+      {2, {1e308, 1e308}, 7, 1, {4, 3}, {4, 3}},
+      /* 31 granules of 32 and 8 units over, which the last member takes. */
+      {2, {1, 3}, 1000, 32, {256, 744}, {736, 264}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
+    for (int reversed = 0; reversed < 2; ++reversed) {
+      size_t members = cases[c].members;
+      double shares[MOST];
+      const uint64_t *want = reversed ? cases[c].reversed : cases[c].units;
+      for (size_t m = 0; m < members; ++m)
+        shares[m] = cases[c].shares[reversed ? members - 1 - m : m];
+      ck_spread spread = {.devices = devices,
+                          .device_count = members,
+                          .shares = shares,
+                          .share_count = members};
+      ck__spread_run run;
+      ck_status begun = ck__spread_begin(&spread, "units", &run);
+      CHECK_OK(begun);
+      if (begun != CK_OK)
+        continue;
+      CHECK_OK(ck__spread_deal(&run, &spread, cases[c].total, cases[c].granule,
+                               NULL));
+      uint64_t start = 0;
+      for (size_t m = 0; m < members; ++m) {
+        CHECK_MSG(run.units[m] == want[m] && run.first[m] == start,
+                  "case %zu%s, member %zu: %llu units from %llu; want %llu "
+                  "from %llu",
+                  c, reversed ? " reversed" : "", m,
+                  (unsigned long long)run.units[m],
+                  (unsigned long long)run.first[m], (unsigned long long)want[m],
+                  (unsigned long long)start);
+        start += want[m];
+      }
+      ck__spread_end(&run);
+    }
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -352,6 +420,7 @@ int main(void) {
   refused_thread();
   build_watch();
   repeated_devices();
+  deal_in_proportion();
 
   many(1, 20000);
   for (size_t local = 2; local <= MAX_MEMBERS; local *= 2)

@@ -172,6 +172,28 @@ int cli_gen(int argc, char **argv) {
     return gen_usage("--out FILE is required");
   if (coef && !*coef)
     return gen_usage("--coef: an empty file name");
+  /* A name that says another format than the one written is refused. */
+  const char *named = "--out";
+  ck_status status =
+      ck_file_check_format(out, format == CK_LSQ_BINARY ? "lsq-binary" : "csv");
+  if (status == CK_OK && coef) {
+    named = "--coef";
+    status = ck_file_check_format(coef, "text");
+  }
+  if (status != CK_OK) {
+    const char *message = "";
+    ck_error_get_last(&message);
+    /* The other format, where the name says it, may be the one meant. */
+    char said[1024];
+    snprintf(said, sizeof said, "%s", message);
+    const char *other = format == CK_LSQ_BINARY ? "csv" : "lsq-binary";
+    int other_fits =
+        strcmp(named, "--out") == 0 && ck_file_check_format(out, other) == CK_OK;
+    return gen_usage("%s: %s%s", named, said,
+                     !other_fits               ? ""
+                     : format == CK_LSQ_BINARY ? " (or give --format csv)"
+                                               : " (or give --format bin)");
+  }
   /* An output on stdout ("-") has it to itself: x* is printed to stderr. */
   int out_on_stdout = 0, coef_on_stdout = 0, same = 0;
   ck_file_check_stdout(out, &out_on_stdout);
@@ -181,7 +203,7 @@ int cli_gen(int argc, char **argv) {
     return gen_usage("--coef and --out both write to standard output; give "
                      "one of them a file");
   FILE *printed = out_on_stdout || coef_on_stdout ? stderr : stdout;
-  ck_status status = coef ? ck_file_check_same(coef, out, &same) : CK_OK;
+  status = coef ? ck_file_check_same(coef, out, &same) : CK_OK;
   if (status != CK_OK)
     return gen_report(status);
   if (same)

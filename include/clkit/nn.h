@@ -305,8 +305,8 @@ ck_status ck_nn_predict_proba(ck_nn *nn, const ck_dataset *data,
 
 /* The formats of a model file. */
 typedef enum ck_nn_format {
-  CK_NN_FORMAT_AUTO = 0, /* safetensors for a path ending in ".safetensors",
-                            else clkit's own */
+  CK_NN_FORMAT_AUTO = 0, /* safetensors for a path ending in ".safetensors"
+                            (in any case), else clkit's own */
   CK_NN_FORMAT_CKN = 1,  /* clkit's own (docs/nn.md), which ck_nn_load reads */
   CK_NN_FORMAT_SAFETENSORS = 2 /* the layers as PyTorch's nn.Linear names
                                   them, with the model in the metadata
@@ -316,8 +316,8 @@ typedef enum ck_nn_format {
 /*
  * ck_nn_save - write the model (architecture, normalisation, class names
  * and their type, weights) to path atomically: a temporary file renamed
- * over path; in safetensors for a path ending in ".safetensors", else as
- * a .ckn file.
+ * over path; in safetensors for a path ending in ".safetensors" (in any
+ * case), else as a .ckn file.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument, a path
  * that names a directory by its spelling ("x/", "."), or a class name the
  * file cannot hold (empty, longer than CK_DATASET_MAX_NAME bytes, with a

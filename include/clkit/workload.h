@@ -352,6 +352,22 @@ ck_status ck_file_check_same(const char *first, const char *second, int *same);
 ck_status ck_file_check_writable(const char *path);
 
 /*
+ * ck_file_check_format - whether an output of a fixed format may be
+ * named path: a name whose extension names another known format
+ * (out.jpg for a PNG, out.dcd for extended XYZ) would be read as that
+ * format. A name with no extension, or with one that names no format
+ * known here, is taken as it is. Case does not matter (.PNG is .png).
+ * Takes: path; format, the output's: "csv" (.csv, .txt), "text" (.txt,
+ * .csv), "xyz" (.xyz, .extxyz), "png", "svg", "tour" (.tour, .txt),
+ * "gas-checkpoint" (.ckg, .bin), "model" (.ckn, .safetensors, .bin) or
+ * "lsq-binary" (.bin).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the path, the format
+ * its extension names, and the extensions the output may end in; or for
+ * a NULL argument or an unknown format.
+ */
+ck_status ck_file_check_format(const char *path, const char *format);
+
+/*
  * ck_file_remove_temporaries - remove the temporary files of the outputs
  * being written now (each ".NAME.tmp.TOKEN" beside its output, renamed
  * over it once complete), for a signal handler that ends the process

@@ -107,10 +107,12 @@ static const ck__option aco_options[] = {
     {"optimum", "L", "the known optimal length", ACO(OPTIMUM),
      .flags = CK__OPTION_OFF},
     {"optima", "FILE", "a file of 'name : length' lines", .field = NULL},
-    {"tour-out", "FILE", "write the best tour (TSPLIB .tour)", JOB(TOUR_OUT)},
-    {"trace", "FILE", "write a CSV of time, iteration, best length",
-     JOB(TRACE)},
-    {"svg", "FILE", "draw the best tour over the cities", JOB(SVG)},
+    {"tour-out", "FILE", "write the best tour (TSPLIB .tour)", JOB(TOUR_OUT),
+     .format = "tour"},
+    {"trace", "FILE", "write a CSV of time, iteration, best length", JOB(TRACE),
+     .format = "csv"},
+    {"svg", "FILE", "draw the best tour over the cities", JOB(SVG),
+     .format = "svg"},
     {0},
 };
 

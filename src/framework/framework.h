@@ -39,6 +39,10 @@ typedef struct ck__option {
   /* Where the field's struct begins in the job (offsetof; 0: the config
    * that begins the job). */
   size_t base;
+  /* The format of the file an output option writes, as
+   * ck_file_check_format names it ("csv", "png"), so that a name that
+   * says another format is refused; NULL: none. */
+  const char *format;
 } ck__option;
 
 enum {
@@ -253,6 +257,17 @@ ck_status ck__result_option(ck_result *result, const char *name,
                             const char *value);
 ck_status ck__result_option_number(ck_result *result, const char *name,
                                    double value);
+
+/* ck__result_option for an option with a field of its own (and no read
+ * of its own), from the field's value in job as ck__options_read would
+ * have set it: its word, else the number; a flag "1" or "0"; a text
+ * field's text, or NULL (not used) where it has none. */
+ck_status ck__result_option_field(ck_result *result, const ck__option *option,
+                                  const void *job);
+
+/* The fewest digits that read back as value: 0.05, not
+ * 0.050000000000000003 (in the calling thread's locale), into text. */
+void ck__shortest_number(char *text, size_t size, double value);
 
 /* Fills the device fields of a result and zeroes the rest (it must own
  * nothing: see ck_result_release). */

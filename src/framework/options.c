@@ -298,17 +298,6 @@ ck_status ck__options_read(const ck__option *options, const ck_param *params,
   return CK_OK;
 }
 
-/* Whether the space-separated list holds name. */
-static int list_holds(const char *list, const char *name, size_t length) {
-  for (const char *at = list; at && *at;) {
-    size_t word = strcspn(at, " ");
-    if (word == length && strncmp(at, name, length) == 0)
-      return 1;
-    at += word + (at[word] == ' ');
-  }
-  return 0;
-}
-
 static const ck__option *option_of_field(const ck__option *options,
                                          const char *config,
                                          size_t config_length, const char *name,
@@ -319,7 +308,7 @@ static const ck__option *option_of_field(const ck__option *options,
       continue;
     if ((option->field && strlen(option->field->name) == length &&
          strncmp(option->field->name, name, length) == 0) ||
-        list_holds(option->sets, name, length))
+        ck__text_list_holds(option->sets, name, length))
       return option;
   }
   return NULL;

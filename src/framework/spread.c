@@ -101,19 +101,78 @@ ck_status ck__spread_begin_shared(const ck_spread *spread,
   return begin(spread, unit_name, 1, run);
 }
 
+/* Ascending, for a sum that does not depend on the order. */
+static int ascending(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 void ck__spread_fractions(const double *weights, size_t count,
                           double *fractions) {
-  /* Scaled by the largest first, so that the sum cannot overflow. */
+  /* Scaled by the largest first, so that the sum cannot overflow; summed
+   * in ascending order, so that a member's fraction is the same bits
+   * wherever it stands among the others. */
   double largest = 0, sum = 0;
+  double *sorted = malloc((count ? count : 1) * sizeof *sorted);
   for (size_t m = 0; weights && m < count; ++m)
     if (weights[m] > largest)
       largest = weights[m];
-  for (size_t m = 0; m < count; ++m) {
+  for (size_t m = 0; m < count; ++m)
     fractions[m] = weights && largest > 0 ? weights[m] / largest : 1;
-    sum += fractions[m];
+  if (sorted) {
+    memcpy(sorted, fractions, count * sizeof *sorted);
+    qsort(sorted, count, sizeof *sorted, ascending);
   }
   for (size_t m = 0; m < count; ++m)
+    sum += sorted ? sorted[m] : fractions[m];
+  free(sorted);
+  for (size_t m = 0; m < count; ++m)
     fractions[m] /= sum;
+}
+
+/* Whether member a's claim to one more unit comes before b's: the larger
+ * remainder (quota less count), then the larger quota, then the lower
+ * index. */
+static int claims_before(const double *quotas, const uint64_t *counts, size_t a,
+                         size_t b) {
+  double left_a = quotas[a] - (double)counts[a];
+  double left_b = quotas[b] - (double)counts[b];
+  if (left_a != left_b)
+    return left_a > left_b;
+  if (quotas[a] != quotas[b])
+    return quotas[a] > quotas[b];
+  return a < b;
+}
+
+void ck__spread_apportion(const double *quotas, size_t count, uint64_t total,
+                          uint64_t least, uint64_t *counts) {
+  uint64_t given = 0;
+  for (size_t m = 0; m < count; ++m) {
+    double floor_m = floor(quotas[m]);
+    counts[m] = floor_m > (double)least ? (uint64_t)floor_m : least;
+    given += counts[m];
+  }
+  /* The units left, one each by the largest remainders; or, where the
+   * least each lifted some past their quotas, the units over, taken back
+   * one each from the last claims. */
+  while (given < total) {
+    size_t best = 0;
+    for (size_t m = 1; m < count; ++m)
+      if (claims_before(quotas, counts, m, best))
+        best = m;
+    counts[best] += 1;
+    ++given;
+  }
+  while (given > total) {
+    size_t last = count;
+    for (size_t m = 0; m < count; ++m)
+      if (counts[m] > least &&
+          (last == count || claims_before(quotas, counts, last, m)))
+        last = m;
+    assert(last < count); /* total holds the least for each */
+    counts[last] -= 1;
+    --given;
+  }
 }
 
 ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
@@ -146,25 +205,12 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
   }
   ck__spread_fractions(spread->shares ? spread->shares : weights, members,
                        weights);
-  /* Each member one granule, then the rest by the largest remainders. */
-  uint64_t spare = granules - members, given = 0;
-  double *remainders = weights; /* reused in place */
-  for (size_t m = 0; m < members; ++m) {
-    double exact = (double)spare * weights[m];
-    units[m] = 1 + (uint64_t)floor(exact);
-    given += units[m] - 1;
-    remainders[m] = exact - floor(exact);
-  }
-  while (given < spare) {
-    size_t best = 0;
-    for (size_t m = 1; m < members; ++m)
-      if (remainders[m] > remainders[best])
-        best = m;
-    units[best] += 1;
-    remainders[best] = -1;
-    ++given;
-  }
-  assert(given == spare); /* the floors never pass the spare granules */
+  /* Each member's quota of the whole, in granules: the units short of a
+   * whole granule go to the last member, after its own. */
+  double *quotas = weights; /* in place */
+  for (size_t m = 0; m < members; ++m)
+    quotas[m] = weights[m] * (double)total / (double)granule;
+  ck__spread_apportion(quotas, members, granules, 1, units);
   uint64_t start = 0;
   for (size_t m = 0; m < members; ++m) {
     uint64_t count = units[m] * granule;

@@ -65,11 +65,24 @@ void ck__spread_fractions(const double *weights, size_t count,
                           double *fractions);
 
 /*
- * Deals total units to all members, in multiples of granule (the last
- * member takes what remains; a granule of 1 where too few for one each),
- * in proportion to the spread's shares where it gives them, else to
- * speeds (this process's members' units a second; NULL: equally). Each
- * member gets at least one unit: fewer units than members are refused
+ * Whole counts (count of them) that sum to total, each in proportion to
+ * its quota (the quotas sum to total, to rounding), by the largest
+ * remainder method: each quota rounded down (to least, where below it),
+ * then the units left one each to the largest remainders, ties to the
+ * larger quota, then to the lower index. A count thus depends on its own
+ * quota and the others', not on where it stands among them. total must
+ * be least * count or more.
+ */
+void ck__spread_apportion(const double *quotas, size_t count, uint64_t total,
+                          uint64_t least, uint64_t *counts);
+
+/*
+ * Deals total units to all members in proportion to the spread's shares
+ * where it gives them, else to speeds (this process's members' units a
+ * second; NULL: equally), by ck__spread_apportion: in multiples of
+ * granule, the units short of a whole granule to the last member (a
+ * granule of 1 where too few for one each). Each member gets at least
+ * one granule: fewer units than members are refused
  * (CK_ERROR_INVALID_ARGUMENT naming the unit).
  * Collective.
  */

@@ -197,9 +197,12 @@ ck_status ck__result_option(ck_result *result, const char *name,
   return CK_OK; /* not an option of this workload: nothing to resolve */
 }
 
-/* The fewest digits that read back as the value: 0.05, not
- * 0.050000000000000003 (in the calling thread's locale). */
-static void shortest_number(char *text, size_t size, double value) {
+void ck__shortest_number(char *text, size_t size, double value) {
+  /* Whole numbers in full: 1000, not 1e+03. */
+  if (value == floor(value) && fabs(value) < 1e15) {
+    snprintf(text, size, "%.0f", value);
+    return;
+  }
   for (int digits = 1; digits <= 17; ++digits) {
     snprintf(text, size, "%.*g", digits, value);
     if (strtod(text, NULL) == value)
@@ -210,8 +213,27 @@ static void shortest_number(char *text, size_t size, double value) {
 ck_status ck__result_option_number(ck_result *result, const char *name,
                                    double value) {
   char text[40];
-  shortest_number(text, sizeof text, value);
+  ck__shortest_number(text, sizeof text, value);
   return ck__result_option(result, name, text);
+}
+
+ck_status ck__result_option_field(ck_result *result, const ck__option *option,
+                                  const void *job) {
+  const ck__field *field = option->field;
+  const char *config = (const char *)job + option->base;
+  if (field->type == CK__FIELD_TEXT) {
+    const char *text;
+    memcpy(&text, config + field->offset, sizeof text);
+    return ck__result_option(result, option->name, text);
+  }
+  double value = ck__field_get(config, field);
+  if (!option->value_name) {
+    int set = (value != 0) != ((option->flags & CK__OPTION_CLEARS) != 0);
+    return ck__result_option(result, option->name, set ? "1" : "0");
+  }
+  const char *word = ck__field_word_of(field, value);
+  return word ? ck__result_option(result, option->name, word)
+              : ck__result_option_number(result, option->name, value);
 }
 
 /* A range in words for help: "1 to 64", "above 0, at most 1000". */
@@ -241,13 +263,10 @@ static void show_options(const ck_workload *workload) {
       const char *word = ck__field_word_of(field, field->value);
       if (field->type == CK__FIELD_TEXT)
         word = field->text;
-      /* Whole numbers in full: 1000, not 1e+03. */
       if (word)
         snprintf(text->value, sizeof text->value, "%s", word);
-      else if (field->value == floor(field->value) && fabs(field->value) < 1e15)
-        snprintf(text->value, sizeof text->value, "%.0f", field->value);
       else
-        shortest_number(text->value, sizeof text->value, field->value);
+        ck__shortest_number(text->value, sizeof text->value, field->value);
       if (field->type != CK__FIELD_TEXT || word)
         row->default_value = text->value;
       /* A number written in a locale whose decimal point is not '.'. */
@@ -382,9 +401,21 @@ static ck_status check_params(const char *function, const ck_workload *workload,
     if (status)
       return ck__fail_prefix(status, "option --%s: ", *output);
   }
-  return workload->check ? ck__option_name_field(workload->options,
+  ck_status status = workload->check
+                         ? ck__option_name_field(workload->options,
                                                  workload->check(params, count))
                          : CK_OK;
+  /* A file named as another format than the one written (out.jpg for a
+   * PNG): after the workload's checks, which name two options given one
+   * file first. */
+  for (const ck__option *option = workload->options;
+       status == CK_OK && option->name; ++option) {
+    const char *file =
+        option->format ? ck__param_find(params, count, option->name) : NULL;
+    if (file && (status = ck_file_check_format(file, option->format)))
+      ck__fail_prefix(status, "option --%s: ", option->name);
+  }
+  return status;
 }
 
 /* A spread's refusals of params checked already, but the processes'

@@ -273,7 +273,7 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   if (report.stopped_by == CK_STOP_TARGET)
     ck__result_metric(result, "target_generation",
                       (double)report.target_generation, "");
-  CK_TRY(ck__problem_result(result, &job, position, dim));
+  CK_TRY(ck__problem_result(result, &job, position, dim, options));
   if (config.mutation_rate < 0)
     CK_TRY(ck__result_option_number(result, "pm", 1.0 / dim));
 fail:

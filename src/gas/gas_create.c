@@ -359,6 +359,7 @@ static ck_status create_gas(const ck_device *device,
   CK_TRY(start_particles(c, &frame, box_option, double_precision, &positions,
                          &velocities));
   CK_TRY(start(gas, positions, velocities));
+  gas->drew_velocities = !frame.velocities;
   *result = gas;
   gas = NULL;
 fail:
@@ -448,6 +449,10 @@ ck_status ck__gas_wrap_spread(ck__gas_spread *spread, const ck_gas_config *c,
   gas->state.neighbors = c->neighbors;
   gas->state.rc = c->rc;
   gas->state.degrees_of_freedom = ck__gas_degrees_of_freedom(c);
+  /* The forms asked for, as a gas on one device keeps them (new_gas). */
+  gas->state.tiles = forms.tiles;
+  gas->state.strips_request = forms.strips;
+  gas->state.sort_request = forms.sort;
   CK_TRY(ck__gas_spread_start(spread, &gas->config, step, forms, positions,
                               velocities));
   gas->state.strips = ck__gas_spread_strips(spread);
@@ -478,6 +483,7 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
   CK_TRY(ck__gas_spread_begin(spread, &members));
   CK_TRY(
       ck__gas_wrap_spread(members, &c, 0, forms, positions, velocities, gas));
+  (*gas)->drew_velocities = !frame.velocities;
 fail:
   free(positions);
   free(velocities);

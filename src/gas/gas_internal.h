@@ -305,6 +305,10 @@ struct ck_gas {
   ck__gas_steps merged_steps; /* native steps over the base's */
   ck_gas_config config;
   uint64_t step;
+  /* 1 where the start drew the velocities at the config's temperature (a
+   * lattice, or an XYZ file without them); 0 for a file's or a
+   * checkpoint's. */
+  int drew_velocities;
   /* A gas spread over devices (gas_spread.c), or NULL: its members hold
    * the particles, and this state holds no buffers. */
   ck__gas_spread *spread;

@@ -1770,35 +1770,113 @@ static ck_status choose_grid(ck__gas_spread *s) {
               "columns and rows");
 }
 
+/* The bin of a histogram of `bins` over [0, length) that holds u: a
+ * function that never decreases with u, so that the bins keep the
+ * coordinates' order. */
+static size_t bin_of(double u, double length, size_t bins) {
+  double bin = u / length * (double)bins;
+  return bin > 0 ? (bin < (double)bins ? (size_t)bin : bins - 1) : 0;
+}
+
+static int ascending_reals(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/*
+ * The border along axis a that leaves `wanted` particles below it (0 <
+ * wanted < n), or as near that as their coordinates allow: particles at
+ * one coordinate (a lattice's row) stay on one side, the lower count on
+ * a tie. It lies halfway between the last particle below it and the
+ * first above. The particle of rank `wanted` is found in its bin of the
+ * histogram (bins of them, the counts of each), whose particles alone
+ * are sorted; *scratch grows to hold them.
+ */
+static ck_status border_at(const ck__gas_spread *s, const double *positions,
+                           int a, const uint64_t *histogram, size_t bins,
+                           uint64_t wanted, double **scratch, size_t *capacity,
+                           double *border) {
+  double length = a ? across(s) : along(s);
+  size_t n = s->config.particles, b = 0;
+  uint64_t before = 0;
+  while (before + histogram[b] <= wanted)
+    before += histogram[b++];
+  if (histogram[b] > *capacity) {
+    double *grown = realloc(*scratch, histogram[b] * sizeof *grown);
+    if (!grown)
+      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+    *scratch = grown;
+    *capacity = histogram[b];
+  }
+  size_t held = 0;
+  for (size_t k = 0; k < n; ++k) {
+    double u = coordinate(s, positions, k, a);
+    if (bin_of(u, length, bins) == b)
+      (*scratch)[held++] = u;
+  }
+  qsort(*scratch, held, sizeof **scratch, ascending_reals);
+  double v = (*scratch)[wanted - before];
+  /* The particles below v, at v, and their neighbours on either side. */
+  uint64_t below = 0, at = 0;
+  double lower = -INFINITY, upper = INFINITY;
+  for (size_t k = 0; k < n; ++k) {
+    double u = coordinate(s, positions, k, a);
+    below += u < v;
+    at += u == v;
+    if (u < v && u > lower)
+      lower = u;
+    if (u > v && u < upper)
+      upper = u;
+  }
+  /* Below every particle at v, or above them all: the nearer count. */
+  int under = wanted - below <= below + at - wanted;
+  double from = under ? lower : v, to = under ? v : upper;
+  if (under && below == 0)
+    *border = 0;
+  else if (!under && below + at == n)
+    *border = length;
+  else {
+    *border = from + 0.5 * (to - from);
+    if (!(*border > from))
+      *border = to; /* neighbours one rounding apart */
+  }
+  return CK_OK;
+}
+
 /*
  * The borders of `count` slabs along the cut (a = 0) or across it (a =
  * 1), into bounds (count + 1): each holds its share of the particles
- * (weights; counted on a histogram, a quarter of the reach a bin), and is
- * at least twice the reach wide (choose_grid saw that the side holds
- * them).
+ * (weights, which sum to 1), as ck__spread_apportion counts it, as
+ * nearly as their coordinates allow (border_at), and is at least twice
+ * the reach wide (choose_grid saw that the side holds them).
  */
 static ck_status cut_slabs(ck__gas_spread *s, const double *positions, int a,
                            size_t count, const double *weights,
                            double *bounds) {
+  ck_status status = CK_OK;
   double length = a ? across(s) : along(s), narrowest = 2 * s->reach;
-  size_t n = s->config.particles;
+  size_t n = s->config.particles, capacity = 0;
   size_t bins = (size_t)fmin(1e7, fmax(1, ceil(length / (0.25 * s->reach))));
-  double *histogram = calloc(bins + 1, sizeof *histogram);
-  if (!histogram)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t k = 0; k < n; ++k) {
-    double bin = coordinate(s, positions, k, a) / length * (double)bins;
-    histogram[bin > 0 ? (bin < (double)bins ? (size_t)bin : bins - 1) : 0] += 1;
-  }
+  uint64_t *histogram = calloc(bins, sizeof *histogram);
+  uint64_t *counts = calloc(count, sizeof *counts);
+  double *quotas = calloc(count, sizeof *quotas), *scratch = NULL;
+  if (!histogram || !counts || !quotas)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t k = 0; k < n; ++k)
+    histogram[bin_of(coordinate(s, positions, k, a), length, bins)] += 1;
+  for (size_t m = 0; m < count; ++m)
+    quotas[m] = weights[m] * (double)n;
+  ck__spread_apportion(quotas, count, n, 0, counts);
   bounds[0] = 0;
   bounds[count] = length;
-  double wanted = 0, seen = 0;
-  size_t b = 0;
+  uint64_t wanted = 0;
   for (size_t m = 1; m < count; ++m) {
-    wanted += (double)n * weights[m - 1];
-    while (b < bins && seen + histogram[b] <= wanted)
-      seen += histogram[b++];
-    bounds[m] = length * (double)b / (double)bins;
+    wanted += counts[m - 1];
+    if (wanted == 0 || wanted >= n)
+      bounds[m] = wanted == 0 ? 0 : length;
+    else
+      CK_TRY(border_at(s, positions, a, histogram, bins, wanted, &scratch,
+                       &capacity, &bounds[m]));
   }
   /* At least the narrowest: pushed up from below, then down from above. */
   for (size_t m = 1; m < count; ++m)
@@ -1809,8 +1887,12 @@ static ck_status cut_slabs(ck__gas_spread *s, const double *positions, int a,
    * more, up to rounding. */
   for (size_t m = 0; m < count; ++m)
     assert(bounds[m + 1] - bounds[m] >= narrowest * (1 - 1e-9));
+fail:
   free(histogram);
-  return CK_OK;
+  free(counts);
+  free(quotas);
+  free(scratch);
+  return status;
 }
 
 /* The box cut: slabs by the weights (the shares, or the speeds a probe

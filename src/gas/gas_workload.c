@@ -276,29 +276,31 @@ static const ck__option gas_options[] = {
      JOB(SAMPLE_EVERY)},
     {"blocks", "B", "blocks for the standard errors of the averages",
      JOB(BLOCKS)},
-    {"rdf", "FILE", "write g(r), averaged over the production run", JOB(RDF)},
+    {"rdf", "FILE", "write g(r), averaged over the production run", JOB(RDF),
+     .format = "csv"},
     {"rdf-bins", "B", "histogram bins of --rdf (needs --rdf)", JOB(RDF_BINS)},
     {"rdf-range", "R",
      "largest distance of --rdf (auto: rc, or half the box with all pairs)",
      JOB(RDF_RANGE)},
     {"rdf-every", "K", "steps between --rdf samples (needs --rdf)",
      JOB(RDF_EVERY)},
-    {"traj", "FILE", "write an extended-XYZ trajectory", JOB(TRAJ)},
+    {"traj", "FILE", "write an extended-XYZ trajectory", JOB(TRAJ),
+     .format = "xyz"},
     {"traj-every", "K", "steps between --traj frames (needs --traj)",
      JOB(TRAJ_EVERY)},
     {"thermo", "FILE",
      "write the observables of each log step as CSV (step, time, "
      "temperature, kinetic, potential, total, pressure)",
-     JOB(THERMO)},
+     JOB(THERMO), .format = "csv"},
     {"png", "FILE",
      "draw the final configuration: discs coloured by speed, or a density "
      "field where discs would be under 2 pixels in radius",
-     JOB(PNG)},
+     JOB(PNG), .format = "png"},
     {"png-size", "PX", "the picture's longer side in pixels (needs --png)",
      JOB(PNG_SIZE)},
     {"checkpoint", "FILE",
      "write a checkpoint at the end (and every --checkpoint-every steps)",
-     JOB(CHECKPOINT)},
+     JOB(CHECKPOINT), .format = "gas-checkpoint"},
     {"checkpoint-every", "K", "steps between checkpoints (0: the end)",
      JOB(CHECKPOINT_EVERY)},
     {"restart", "FILE",
@@ -794,6 +796,70 @@ static void report_gas(const gas_loop *run, const ck_gas_config *c,
   ck__result_metric(result, "setup_s", setup_s, "s");
 }
 
+/* A real of a compound option's value ("langevin:T:GAMMA") as an option
+ * reads it back. */
+static const char *number_text(char text[40], double value) {
+  ck__shortest_number(text, 40, value);
+  return text;
+}
+
+/*
+ * The system's options as the run resolved them, so that the result says
+ * what ran: the checkpoint's settings and forms on a restart, an XYZ
+ * file's particles and box, the box --rho made, or the density --box
+ * made. c is the gas's own (ck_gas_describe). A restart or an XYZ file
+ * starts from no lattice, and a restart or a file's velocities leave --T
+ * unused.
+ */
+static ck_status report_system(ck_result *result, const gas_job *job,
+                               ck_gas *gas, const ck_gas_config *c) {
+  ck_status status = CK_OK;
+  const gas_state *state = ck__gas_state(gas);
+  gas_job shown = *job;
+  shown.config = *c;
+  shown.config.xyz_path = job->config.xyz_path;
+  shown.forms.tiles = state->tiles;
+  shown.forms.strips = state->strips_request;
+  shown.forms.sort = state->sort_request;
+  /* The options up to --steps describe the system (as check_start has
+   * it); those with a syntax of their own are written below. */
+  for (const ck__option *option = gas_options;
+       option->name && strcmp(option->name, "steps") != 0; ++option)
+    if (!option->read)
+      CK_TRY(ck__result_option_field(result, option, &shown));
+  char a[40], b[40], text[128];
+  snprintf(text, sizeof text, "%sx%s", number_text(a, c->box_x),
+           number_text(b, c->box_y));
+  CK_TRY(ck__result_option(result, "box", text));
+  if (c->model == CK_GAS_SOFT_LOG)
+    snprintf(text, sizeof text, "log:%s:%s", number_text(a, c->strength),
+             number_text(b, c->softening));
+  else
+    snprintf(text, sizeof text, "lj");
+  CK_TRY(ck__result_option(result, "model", text));
+  if (c->thermostat == CK_GAS_LANGEVIN)
+    snprintf(text, sizeof text, "langevin:%s:%s",
+             number_text(a, c->target_temperature), number_text(b, c->gamma));
+  else if (c->thermostat == CK_GAS_RESCALE)
+    snprintf(text, sizeof text, "rescale:%s:%u",
+             number_text(a, c->target_temperature), c->rescale_every);
+  else
+    snprintf(text, sizeof text, "none");
+  CK_TRY(ck__result_option(result, "thermostat", text));
+  if (c->neighbors == CK_GAS_VERLET)
+    snprintf(text, sizeof text, "verlet:%s", number_text(a, c->skin));
+  else
+    snprintf(text, sizeof text, "%s",
+             c->neighbors == CK_GAS_ALL_PAIRS ? "allpairs" : "cells");
+  CK_TRY(ck__result_option(result, "neighbors", text));
+  if (job->restart || job->config.xyz_path)
+    CK_TRY(ck__result_option(result, "lattice", NULL));
+  if (!gas->drew_velocities)
+    CK_TRY(ck__result_option(result, "T", NULL));
+fail:
+  return status;
+}
+
 static ck_status gas_run(const ck_device *device, const ck_param *params,
                          size_t count, const ck_run_options *options,
                          ck_result *result) {
@@ -824,12 +890,16 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   ck_gas_config c;
   ck_gas_describe(gas, &c);
   result->seed = c.seed; /* a checkpoint's own, on a restart */
+  CK_TRY(report_system(result, &job, gas, &c));
   /* The run's times leave the setup out (its kernel builds and first
    * forces), as every workload's do: the result gives it as setup_s. */
   double kernel_at_setup = 0;
   CK_TRY(finish(gas, &kernel_at_setup));
   double setup_s = ck__seconds() - started;
   CK_TRY(open_outputs(&run, &job, &c));
+  /* "auto" resolved: rc, or half the box with all pairs. */
+  if (job.rdf)
+    CK_TRY(ck__result_option_number(result, "rdf-range", job.rdf_range));
   double run_s = 0;
   CK_TRY(run_steps(&run, options, &run_s));
   CK_TRY(close_outputs(&run, &c));

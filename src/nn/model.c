@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "clkit/dataset.h"
 #include "nn/nn_internal.h"
@@ -271,11 +272,12 @@ fail:
   return status;
 }
 
-/* The format a path asks for: safetensors by its name's ending. */
+/* The format a path asks for: safetensors by its name's ending, in any
+ * case, as ck_file_check_format reads extensions. */
 static int names_safetensors(const char *path) {
   static const char ending[] = ".safetensors";
   size_t length = strlen(path), size = sizeof ending - 1;
-  return length > size && strcmp(path + length - size, ending) == 0;
+  return length > size && strcasecmp(path + length - size, ending) == 0;
 }
 
 /* ---- clkit's own format ---------------------------------------------- */

@@ -331,11 +331,12 @@ static const ck__option nn_options[] = {
      "rounded to a 10-bit mantissa; CUDA devices only, marked TF32 in the "
      "output; compare runs ref, the oracle, in fp32)",
      NN(MATH)},
-    {"trace", "FILE", "write a CSV of the per-epoch statistics", JOB(TRACE)},
+    {"trace", "FILE", "write a CSV of the per-epoch statistics", JOB(TRACE),
+     .format = "csv"},
     {"save", "FILE",
      "write the trained model: clkit's .ckn, or safetensors for a name "
      "ending .safetensors",
-     JOB(SAVE)},
+     JOB(SAVE), .format = "model"},
     {"load", "FILE",
      "start from a saved model (its layers, scaling and classes)", JOB(LOAD)},
     {"predict", "FILE",
@@ -349,7 +350,7 @@ static const ck__option nn_options[] = {
     {"out", "FILE",
      "where --predict writes one class name a line (default: standard "
      "output)",
-     JOB(OUT)},
+     JOB(OUT), .format = "text"},
     {0},
 };
 

@@ -8,12 +8,8 @@
 #include <string.h>
 
 #include "ck_objectives.h"
+#include "objectives/problem.h"
 #include "util/util.h"
-
-void ck__objectives_ref_f32(int id, int dim, const double *points, size_t count,
-                            double *values);
-void ck__objectives_ref_f64(int id, int dim, const double *points, size_t count,
-                            double *values);
 
 /* Domains and optima as usually published for these test functions. */
 static const ck_objective_info objective_table[] = {

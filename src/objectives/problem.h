@@ -178,6 +178,15 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
                                  size_t points, size_t rows, uint32_t group,
                                  int double_precision);
 
+/* ---- built-in objectives on the host (objectives_ref.c) ------------------
+ * count points (dim values each, point after point) of the streamed
+ * objective id, each evaluated as a work-item evaluates it, in single
+ * (_f32) or double (_f64) precision, into values. */
+void ck__objectives_ref_f32(int id, int dim, const double *points, size_t count,
+                            double *values);
+void ck__objectives_ref_f64(int id, int dim, const double *points, size_t count,
+                            double *values);
+
 /* ---- host objectives (problem.c) ---------------------------------------- */
 
 /* Points stored dimension-major (coordinate d of point p at d * n + p)
@@ -371,9 +380,10 @@ void ck__evaluation_destroy(ck__evaluation *evaluation);
       {"check-every", "K", "read the best value every K " step "s",            \
        .field = &(fields)[CK__PROBLEM_CHECK_EVERY], .config = owner},          \
       {"out", "FILE", "write the best position, one value a line",             \
-       .field = NULL},                                                         \
+       .field = NULL, .format = "text"},                                       \
   {                                                                            \
-    "trace", "FILE", "write a CSV of the best value per " step, .field = NULL  \
+    "trace", "FILE", "write a CSV of the best value per " step,                \
+        .field = NULL, .format = "csv"                                         \
   }
 
 typedef struct ck__problem_job {
@@ -425,10 +435,15 @@ ck_status ck__problem_settings_check(const char *caller,
 /* --out: the position, one value a line, atomically. */
 ck_status ck__write_position(const char *path, const double *position, int dim);
 
-/* The result's position (every coordinate) and dimension, and the known
- * optimum and the gap to it for built-in objectives. */
+/* The result's position (every coordinate) and dimension; for a built-in
+ * objective, the best as that position's value in double precision on the
+ * host (a single-precision run's own value may lie below the true minimum
+ * by its rounding), the known optimum and the gap to it. A best still
+ * below that optimum (by a double's rounding, or the optimum's published
+ * digits) is said in a warning through options' log. */
 ck_status ck__problem_result(ck_result *result, const ck__problem_job *job,
-                             const double *position, int dim);
+                             const double *position, int dim,
+                             const ck_run_options *options);
 
 /* Optimiser runs agree while rounding has not split their trajectories:
  * |best - best_ref| <= 1e-3 |best_ref| + 1e-6. */

@@ -274,15 +274,32 @@ ck_status ck__problem_best_check(const ck__problem_job *job, double best) {
 }
 
 ck_status ck__problem_result(ck_result *result, const ck__problem_job *job,
-                             const double *position, int dim) {
+                             const double *position, int dim,
+                             const ck_run_options *options) {
   const ck_objective_info *info = NULL;
   double optimum;
   ck_status status = CK_OK;
-  if (job->spec.function &&
-      ck_objective_find(job->spec.function, &info) == CK_OK &&
-      ck_objective_get_optimum(info, dim, &optimum) == CK_OK) {
+  if (job->spec.function && !job->spec.host &&
+      ck_objective_find(job->spec.function, &info) == CK_OK && info->streamed) {
+    /* The run's own value, in its precision and the device's arithmetic,
+     * may lie below the minimum; the position's value in double does
+     * not, but by a double's rounding. */
+    double value = 0;
+    ck__objectives_ref_f64(info->id, dim, position, 1, &value);
+    result->best = value;
+  }
+  if (info && ck_objective_get_optimum(info, dim, &optimum) == CK_OK) {
     ck__result_metric(result, "optimum", optimum, "");
     ck__result_metric(result, "gap", result->best - optimum, "");
+    if (result->best < optimum && options && options->log) {
+      char line[300];
+      snprintf(line, sizeof line,
+               "warning: the best value, %.17g, lies below %s's known minimum "
+               "in %d dimensions, %.17g, by rounding: the gap is 0 to within "
+               "%.3g",
+               result->best, info->name, dim, optimum, optimum - result->best);
+      options->log(options->log_user, line);
+    }
   }
   ck_error_clear(); /* an unknown optimum is no failure */
   /* A host objective has no --fn: its default names none. */

@@ -224,7 +224,7 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   if (report.stopped_by == CK_STOP_TARGET)
     ck__result_metric(result, "target_iteration",
                       (double)report.target_iteration, "");
-  CK_TRY(ck__problem_result(result, &job, position, dim));
+  CK_TRY(ck__problem_result(result, &job, position, dim, options));
 fail:
   free(position);
   ck_pso_destroy(pso);

@@ -22,6 +22,16 @@ int ck__text_is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+int ck__text_list_holds(const char *list, const char *word, size_t length) {
+  for (const char *at = list; at && *at;) {
+    size_t span = strcspn(at, " ");
+    if (span == length && strncmp(at, word, length) == 0)
+      return 1;
+    at += span + (at[span] == ' ');
+  }
+  return 0;
+}
+
 int ck__text_contains_caseless(const char *haystack, const char *needle) {
   size_t length = strlen(needle);
   if (length == 0)

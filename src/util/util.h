@@ -377,6 +377,10 @@ int ck__text_is_blank(char c);
 /* 1 when needle (not empty) stands in haystack, letters in any case. */
 int ck__text_contains_caseless(const char *haystack, const char *needle);
 
+/* 1 when the space-separated list (NULL: none) holds the word of length
+ * bytes, as it is spelt. */
+int ck__text_list_holds(const char *list, const char *word, size_t length);
+
 /* The offset of the first control character (below 0x20, or 0x7f) of a
  * NUL-terminated text, or -1: names that go into line-oriented output
  * (class names, instance names) must have none. */
