@@ -956,7 +956,8 @@ int main(void) {
   sweep("ck_dataset_load", load_dataset, csv);
 
   char out[600], trace[600], svg[600], model[600], checkpoint[600], traj[600],
-      rdf[600], png[600], optima[600], train[600], predicted[600], thermo[600];
+      rdf[600], png[600], optima[600], train[600], predicted[600], thermo[600],
+      plot_svg[600], plot_png[600];
   test_path_in(work_dir, "out.txt", out, sizeof out);
   test_path_in(work_dir, "trace.csv", trace, sizeof trace);
   test_path_in(work_dir, "tour.svg", svg, sizeof svg);
@@ -966,6 +967,10 @@ int main(void) {
   test_path_in(work_dir, "rdf.csv", rdf, sizeof rdf);
   test_path_in(work_dir, "gas.png", png, sizeof png);
   test_path_in(work_dir, "thermo.csv", thermo, sizeof thermo);
+  /* Charts hold the run's times, which differ from run to run: they are
+   * written by cases that hash no outputs. */
+  test_path_in(work_dir, "plot.svg", plot_svg, sizeof plot_svg);
+  test_path_in(work_dir, "plot.png", plot_png, sizeof plot_png);
   test_path_in(work_dir, "predicted.txt", predicted, sizeof predicted);
   snprintf(optima, sizeof optima, "%s/tsplib/optima.txt", data);
   test_write_text(work_dir, "train.csv",
@@ -1000,10 +1005,11 @@ int main(void) {
   const ck_param pso_link[] = {{"fn", "sphere"},   {"dim", "2"},
                                {"particles", "4"}, {"iters", "2"},
                                {"out", link},      {"trace", "/dev/null"}};
-  const ck_param pso_ring[] = {
-      {"fn", "ackley"},      {"dim", "2"},           {"particles", "6"},
-      {"iters", "2"},        {"topology", "ring:2"}, {"precision", "double"},
-      {"bounds", "reflect"}, {"lo", "-1,-2"},        {"hi", "1,2"}};
+  const ck_param pso_ring[] = {{"fn", "ackley"},       {"dim", "2"},
+                               {"particles", "6"},     {"iters", "2"},
+                               {"topology", "ring:2"}, {"precision", "double"},
+                               {"bounds", "reflect"},  {"lo", "-1,-2"},
+                               {"hi", "1,2"},          {"plot", plot_svg}};
   const ck_param pso_lsq[] = {
       {"fn", "lsq"}, {"data", lsq}, {"particles", "4"}, {"iters", "2"}};
   const ck_param ga[] = {
@@ -1011,10 +1017,10 @@ int main(void) {
       {"island-size", "4"},   {"gens", "3"},         {"trace", trace},
       {"trace-islands", "1"}, {"out", out},          {"migrate-every", "1"},
       {"migrants", "1"},      {"topology", "random"}};
-  const ck_param ga_lsq[] = {{"fn", "lsq"},          {"data", lsq},
-                             {"islands", "2"},       {"island-size", "4"},
-                             {"gens", "2"},          {"crossover", "sbx:2"},
-                             {"mutation", "poly:20"}};
+  const ck_param ga_lsq[] = {{"fn", "lsq"},           {"data", lsq},
+                             {"islands", "2"},        {"island-size", "4"},
+                             {"gens", "2"},           {"crossover", "sbx:2"},
+                             {"mutation", "poly:20"}, {"plot", plot_png}};
   const ck_param aco[] = {
       {"instance", eil51}, {"ants", "4"},    {"iters", "2"}, {"optima", optima},
       {"tour-out", out},   {"trace", trace}, {"svg", svg}};
@@ -1023,7 +1029,8 @@ int main(void) {
                               {"ants", "3"},
                               {"iters", "2"},
                               {"ls", "2opt"},
-                              {"candidates", "5"}};
+                              {"candidates", "5"},
+                              {"plot", plot_svg}};
   const ck_param aco_partition[] = {
       {"instance", "random:40"}, {"ants", "2"},  {"iters", "2"},
       {"partition", "8"},        {"kicks", "1"}, {"restart", "1"}};
@@ -1034,10 +1041,10 @@ int main(void) {
   const ck_param nn[] = {{"train", "spirals:40"}, {"epochs", "2"},
                          {"layers", "2,4,3"},     {"val", "0.25"},
                          {"trace", trace},        {"save", model}};
-  const ck_param nn_csv[] = {{"train", train},        {"split", "0.25"},
-                             {"epochs", "2"},         {"batch", "3"},
-                             {"optimizer", "sgd"},    {"schedule", "cosine"},
-                             {"normalize", "minmax"}, {"act", "tanh"}};
+  const ck_param nn_csv[] = {
+      {"train", train},        {"split", "0.25"},    {"epochs", "2"},
+      {"batch", "3"},          {"optimizer", "sgd"}, {"schedule", "cosine"},
+      {"normalize", "minmax"}, {"act", "tanh"},      {"plot", plot_png}};
   const ck_param nn_named[] = {{"train", csv},
                                {"test", named},
                                {"epochs", "1"},
@@ -1059,7 +1066,8 @@ int main(void) {
                                  {"steps", "3"},
                                  {"neighbors", "verlet:0.3"},
                                  {"thermostat", "langevin:1:0.5"},
-                                 {"walls", "1"}};
+                                 {"walls", "1"},
+                                 {"plot", plot_svg}};
   const ck_param gas_allpairs[] = {{"particles", "12"},
                                    {"steps", "2"},
                                    {"rc", "1.5"},

@@ -2,8 +2,9 @@
  * test_loop.c - the run loop (src/framework/loop.c) with a driver that
  * only records what it is asked: in each shape, when the device is read,
  * the rules checked and progress reported; which rule a run stops by; the
- * chunks of steps; and a run its progress callback stops. Also the
- * picking of a workload's steps table (src/framework/steps.c).
+ * chunks of steps; a run its progress callback stops; the timeline of
+ * its reads. Also the picking of a workload's steps table
+ * (src/framework/steps.c).
  */
 #include <stdint.h>
 
@@ -148,6 +149,31 @@ static void chunks(void) {
     largest = chunk > largest ? chunk : largest;
   }
   CHECK_MSG(made == 100 && largest <= 8, "%s", f.log);
+}
+
+/* The timeline: a row a read, its steps counted from timeline_from, its
+ * seconds since the loop began, never falling. */
+static void timeline(void) {
+  fake f = make_fake();
+  ck__loop_rules rules = make_rules(CK__LOOP_CHUNKS, &f);
+  ck__loop_outcome outcome;
+  ck__history reads;
+  static const size_t width[] = {2};
+  CHECK_OK(ck__history_init(&reads, CK__HISTORY_SAMPLE, 1, width, "reads"));
+  rules.max_steps = 10;
+  rules.check_every = 4;
+  rules.timeline = &reads;
+  rules.timeline_from = 100;
+  CHECK_OK(run(&rules, &f, &outcome));
+  static const double steps[] = {100, 104, 108, 110};
+  CHECK(reads.count == 4);
+  for (size_t i = 0; i < reads.count && i < 4; ++i) {
+    const double *row = reads.entries[0] + 2 * i;
+    CHECK(row[0] == steps[i]);
+    CHECK(row[1] >= 0 && row[1] < 60);
+    CHECK(i == 0 || row[1] >= row[-1]);
+  }
+  ck__history_free(&reads);
 }
 
 /* One step at a time: at least one step, no read before it; the rules
@@ -315,6 +341,7 @@ static void steps(void) {
 
 int main(void) {
   chunks();
+  timeline();
   stepwise();
   schedule();
   names();

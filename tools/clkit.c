@@ -741,14 +741,10 @@ static int parse_run_options(const char *command, int argc, char **argv,
     return usage_error(command, "--shares applies only with --spread");
   status =
       ck_workload_check(config->workload, config->params, config->param_count);
-  if (status != CK_OK) {
-    /* An output that cannot be written there, found before the run, fails
-     * the run as it would have at its end; the rest is usage. */
-    if (status != CK_ERROR_IO)
-      return usage_report(status);
-    cli_report(status);
-    return EXIT_FAILURE_RUN;
-  }
+  /* An output that cannot be written there, found before the run, is a
+   * usage error too: nothing ran, and the command line must change. */
+  if (status != CK_OK)
+    return usage_report(status);
   return -1;
 }
 

@@ -5,6 +5,7 @@ stateful simulation: the state stays on the device between runs.
                                device="ref", seed=1)
     sim.run(1000)
     sim.potential_energy, sim.positions
+    sim.thermo["total"]          # the total energy every 100 steps
 """
 import numbers
 import os
@@ -14,10 +15,17 @@ import numpy as np
 
 from . import _clkit
 from ._session import resolve
-from ._run import (ArgumentError, option_params, options_doc, seed_value,
+from ._run import (ArgumentError, option_params, options_doc, options_table,
+                   seed_value,
                    whole_number, xy_rows)
 
-__all__ = ["Simulation"]
+__all__ = ["Simulation", "THERMO"]
+
+# The columns of Simulation.thermo, as `clkit run gas --thermo` writes them.
+THERMO = np.dtype([("step", np.int64), ("time", np.float64),
+                   ("temperature", np.float64), ("kinetic", np.float64),
+                   ("potential", np.float64), ("total", np.float64),
+                   ("pressure", np.float64)])
 
 _RESERVED = {"rho": "give the density as density=",
              "T": "give the temperature as temperature=",
@@ -74,6 +82,7 @@ class Simulation:
         self.device = device
         self.session = session
         self._gas = _clkit.gas_create(selected, params, seed, handle, *arrays)
+        self._thermo = []
 
     @classmethod
     def from_xyz(cls, path, *, temperature=None, device=None, session=None,
@@ -137,6 +146,7 @@ class Simulation:
         simulation.device = device
         simulation.session = session
         simulation._gas = _clkit.gas_load(selected, os.fspath(path), handle)
+        simulation._thermo = []
         return simulation
 
     def save(self, path):
@@ -144,18 +154,45 @@ class Simulation:
         continue from."""
         self._gas.save(os.fspath(path))
 
-    def run(self, steps):
+    def run(self, steps, *, log_every=None):
         """Advances steps velocity-Verlet steps; returns self. The GIL is
         released while the device works; Ctrl-C stops between chunks of
         steps (KeyboardInterrupt), the steps made so far kept. A
         RuntimeWarning says when the state has blown up (save refuses
         it) or, without a thermostat, when the energy drifted more than
-        a sound time step allows."""
+        a sound time step allows.
+        log_every: add the observables to thermo at the run's start and
+        every log_every steps from it, as `clkit run gas --log-every K
+        --thermo` writes them (default: that option's, 100; 0: none)."""
         steps = whole_number("Simulation.run", "steps", steps, "gas", "steps")
-        _, problems = self._gas.step(steps)
+        if log_every is None:
+            log_every = int(options_table("gas")["log-every"][1])
+        every = whole_number("Simulation.run", "log_every", log_every, "gas",
+                             "log-every")
+        _, problems, rows = self._gas.step(steps, every)
+        table = np.frombuffer(bytes(rows), dtype=np.float64).reshape(
+            -1, len(THERMO.names))
+        if len(table) and self._thermo and \
+                self._thermo[-1]["step"][-1] == table[0, 0]:
+            table = table[1:]  # the last run's end, recorded already
+        if len(table):
+            kept = np.empty(len(table), dtype=THERMO)
+            for column, name in enumerate(THERMO.names):
+                kept[name] = table[:, column]
+            self._thermo.append(kept)
         for problem in problems:
             warnings.warn(problem, RuntimeWarning, stacklevel=2)
         return self
+
+    @property
+    def thermo(self):
+        """The observables that run recorded (log_every), one row a log
+        step across every run of this simulation: a NumPy structured
+        array (THERMO) of step, time, temperature, kinetic, potential,
+        total and pressure, energies per particle. A copy."""
+        if not self._thermo:
+            return np.empty(0, dtype=THERMO)
+        return np.concatenate(self._thermo)
 
     # ---- the state, copied from the device -----------------------------
 
@@ -253,5 +290,5 @@ its defaults:
 """ + options_doc("gas", skip={
     "particles", "rho", "T", "xyz", "tiles", "strips", "sort", "steps", "equil", "log-every",
     "sample-every", "blocks", "rdf", "rdf-bins", "rdf-range", "rdf-every",
-    "traj", "traj-every", "thermo", "png", "png-size", "checkpoint",
+    "traj", "traj-every", "thermo", "png", "png-size", "plot", "checkpoint",
     "checkpoint-every", "restart"})

@@ -20,13 +20,22 @@ from . import _clkit
 from ._session import resolve
 from ._run import option_params, options_doc, options_table, seed_value
 
-__all__ = ["MLP", "NotFittedError", "DataConversionWarning"]
+__all__ = ["MLP", "NotFittedError", "DataConversionWarning", "HISTORY"]
+
+# The columns of MLP.history_, one row an epoch: `clkit run nn --trace`'s,
+# but for the test set, which a fit has not. A set not attached has NaN.
+HISTORY = np.dtype([("epoch", np.int64), ("loss", np.float64),
+                    ("accuracy", np.float64), ("validation_loss", np.float64),
+                    ("validation_accuracy", np.float64),
+                    ("learning_rate", np.float64),
+                    ("samples_per_s", np.float64), ("seconds", np.float64)])
 
 # The options of `clkit run nn` that are not the MLP's parameters: the data
 # and the files a command run reads and writes, and the kernels' form.
 _NOT_PARAMETERS = {"train", "test", "train-labels", "test-labels",
-                   "label-col", "header", "split", "tiles", "trace", "save",
-                   "load", "predict", "predict-labels", "out", "layers"}
+                   "label-col", "header", "split", "tiles", "trace", "plot",
+                   "save", "load", "predict", "predict-labels", "out",
+                   "layers"}
 _FIRST = ("epochs", "batch", "lr")
 _OPTIONS = _FIRST + tuple(
     name.replace("-", "_") for name in options_table("nn")
@@ -394,7 +403,9 @@ class MLP:
             seed_value("MLP", self.seed), X, numbers_, len(classes),
             names, class_type, handle)
         self._adopt(network, classes)
-        self.history_ = history
+        self.history_ = np.array(
+            [tuple(row[name] for name in HISTORY.names) for row in history],
+            dtype=HISTORY)
         self.loss_curve_ = [row["loss"] for row in history]
         self.n_iter_ = report["epochs"]
         self.best_epoch_ = report["best_epoch"]

@@ -185,38 +185,77 @@ static PyObject *warnings_of(gas *self, const ck_gas_observables *last) {
   return list;
 }
 
-/* Gas.step(steps) -> (steps made, warnings): the steps in chunks of
- * about a twentieth of a second (the first of one step), a pending
- * Ctrl-C seen between chunks; the chunks leave the result unchanged
- * (ck_gas_step's steps are the same however they are grouped). Each
- * chunk ends with an observation, which waits for the device and stops
- * a run whose energy is no longer finite (CK_ERROR_MISMATCH). The
- * warnings are warnings_of's, after the last chunk. */
+/* The observables of a log step as --thermo writes them (step, time,
+ * temperature, kinetic, potential, total, pressure), appended to rows (a
+ * bytearray of doubles); -1 with an exception set. */
+static int log_row(PyObject *rows, const ck_gas_observables *o) {
+  const double row[] = {(double)o->step, o->time,  o->temperature, o->kinetic,
+                        o->potential,    o->total, o->pressure};
+  PyObject *bytes = PyBytes_FromStringAndSize((const char *)row, sizeof row);
+  PyObject *grown = bytes ? PySequence_InPlaceConcat(rows, bytes) : NULL;
+  Py_XDECREF(bytes);
+  Py_XDECREF(grown);
+  return grown ? 0 : -1;
+}
+
+/* Gas.step(steps, every=0) -> (steps made, warnings, rows): the steps in
+ * chunks of about a twentieth of a second (the first of one step), a
+ * pending Ctrl-C seen between chunks; the chunks leave the result
+ * unchanged (ck_gas_step's steps are the same however they are grouped).
+ * Each chunk ends with an observation, which waits for the device and
+ * stops a run whose energy is no longer finite (CK_ERROR_MISMATCH). The
+ * warnings are warnings_of's, after the last chunk. With every > 0 the
+ * chunks also end every `every` steps from the call's start, and rows
+ * holds the observables there and at the start, as log_row writes them
+ * (a bytearray); else it is empty. */
 static PyObject *gas_step(PyObject *object, PyObject *args) {
   gas *self = (gas *)object;
   PyObject *count;
-  if (!PyArg_ParseTuple(args, "O!", &PyLong_Type, &count))
+  unsigned long long every = 0;
+  if (!PyArg_ParseTuple(args, "O!|K", &PyLong_Type, &count, &every))
     return NULL;
   unsigned long long steps = PyLong_AsUnsignedLongLong(count);
-  if (PyErr_Occurred() || take(self) != 0)
+  if (PyErr_Occurred())
     return NULL;
+  PyObject *rows = PyByteArray_FromStringAndSize(NULL, 0);
+  if (!rows)
+    return NULL;
+  if (take(self) != 0) {
+    Py_DECREF(rows);
+    return NULL;
+  }
   ck_status status = CK_OK;
   unsigned long long done = 0, chunk = 1;
   ck_gas_observables last;
+  if (every) {
+    Py_BEGIN_ALLOW_THREADS;
+    status = ck_gas_observe(self->gas, &last);
+    Py_END_ALLOW_THREADS;
+    if (status == CK_OK && log_row(rows, &last) != 0) {
+      self->busy = 0;
+      Py_DECREF(rows);
+      return NULL;
+    }
+  }
   while (done < steps && status == CK_OK) {
     if (chunk > steps - done)
       chunk = steps - done;
+    unsigned long long step_chunk = chunk;
+    if (every && step_chunk > every - done % every)
+      step_chunk = every - done % every;
     double started = seconds();
     Py_BEGIN_ALLOW_THREADS;
-    status = ck_gas_step(self->gas, chunk);
+    status = ck_gas_step(self->gas, step_chunk);
     if (status == CK_OK)
       status = ck_gas_observe(self->gas, &last);
     Py_END_ALLOW_THREADS;
     if (status != CK_OK)
       break;
-    done += chunk;
-    if (PyErr_CheckSignals() != 0) {
+    done += step_chunk;
+    if ((every && done % every == 0 && log_row(rows, &last) != 0) ||
+        PyErr_CheckSignals() != 0) {
       self->busy = 0;
+      Py_DECREF(rows);
       return NULL;
     }
     double took = seconds() - started;
@@ -229,9 +268,15 @@ static PyObject *gas_step(PyObject *object, PyObject *args) {
   if (status == CK_OK)
     warnings = done ? warnings_of(self, &last) : PyList_New(0);
   self->busy = 0;
-  if (status != CK_OK)
+  if (status != CK_OK) {
+    Py_DECREF(rows);
     return ck_py_raise(status, 0);
-  return warnings ? Py_BuildValue("(KN)", done, warnings) : NULL;
+  }
+  if (!warnings) {
+    Py_DECREF(rows);
+    return NULL;
+  }
+  return Py_BuildValue("(KNN)", done, warnings, rows);
 }
 
 /* Gas.observe() -> dict of the observables now. */
@@ -323,7 +368,7 @@ static PyObject *gas_save(PyObject *object, PyObject *args) {
 
 static PyMethodDef gas_methods[] = {
     {"step", gas_step, METH_VARARGS,
-     "step(steps) -> (steps made, list of warnings)"},
+     "step(steps, every=0) -> (steps made, list of warnings, log rows)"},
     {"observe", gas_observe, METH_NOARGS, "observe() -> dict of observables"},
     {"particles", gas_particles, METH_NOARGS,
      "particles() -> (positions, velocities) as float64 bytearrays"},

@@ -1,7 +1,7 @@
 /*
  * aco_workload.c - ACO for the TSP as a clkit workload: a TSPLIB file and
- * options in, a ck_result out, and the files --tour-out, --trace and
- * --svg, each written atomically.
+ * options in, a ck_result out, and the files --tour-out, --trace, --svg
+ * and --plot, each written atomically.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,14 +11,16 @@
 #include "aco/aco_internal.h"
 #include "ck_philox.h"
 #include "framework/framework.h"
+#include "framework/plot.h"
 
 /* The options that name files a run writes. */
-static const char *const aco_outputs[] = {"tour-out", "trace", "svg", NULL};
+static const char *const aco_outputs[] = {"tour-out", "trace", "svg", "plot",
+                                          NULL};
 
 typedef struct aco_job {
   ck_aco_config config; /* first: the options' fields are the job's */
   ck_tsp_instance instance;
-  const char *tour_out, *trace, *svg;
+  const char *tour_out, *trace, *svg, *plot;
   const char *path; /* the instance's file, or its random:N */
 } aco_job;
 
@@ -113,6 +115,10 @@ static const ck__option aco_options[] = {
      .format = "csv"},
     {"svg", "FILE", "draw the best tour over the cities", JOB(SVG),
      .format = "svg"},
+    {"plot", "FILE",
+     "chart the best tour length over time, iterations along the top: "
+     "FILE.svg or FILE.png",
+     .field = NULL, .format = "chart"},
     {0},
 };
 
@@ -192,6 +198,7 @@ static ck_status options_parse(const ck_param *params, size_t count,
   }
   config->keep_trace = 1;
   static const char *const reads[] = {"instance", "optima", NULL};
+  CK_TRY(ck__plot_option(params, count, &job->plot));
   CK_TRY(ck__param_files_apart(params, count, reads, aco_outputs, NULL, NULL));
   /* The first argument after the workload becomes --instance too, so two
    * values are two instances: refused rather than one dropped unseen. */
@@ -331,12 +338,7 @@ static ck_status write_trace(const char *path, const ck_aco *aco) {
 static void xml_escape(char *out, size_t capacity, const char *text) {
   size_t used = 0;
   for (; *text; ++text) {
-    const char *entity = *text == '<'    ? "&lt;"
-                         : *text == '>'  ? "&gt;"
-                         : *text == '&'  ? "&amp;"
-                         : *text == '"'  ? "&quot;"
-                         : *text == '\'' ? "&apos;"
-                                         : NULL;
+    const char *entity = ck__text_xml_entity(*text);
     size_t length = entity ? strlen(entity) : 1;
     if (used + length + 1 > capacity)
       break;
@@ -418,6 +420,70 @@ static ck_status write_svg(const char *path, const ck_tsp_instance *instance,
   return status;
 }
 
+/* --plot: the best length at each improvement, held until the next and
+ * to the run's end, over its seconds; the iterations along the top. */
+static ck_status write_plot(const aco_job *job, const ck_aco *aco,
+                            const ck_result *result,
+                            const ck_aco_report *report) {
+  const ck_aco_trace_point *points;
+  size_t count;
+  ck_status status = ck_aco_get_trace(aco, &points, &count);
+  if (status)
+    return status;
+  /* A row a point: seconds, iteration, length; and the run's end. */
+  double *rows = malloc((count + 1) * 3 * sizeof *rows);
+  if (!rows)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s",
+                    job->plot);
+  for (size_t i = 0; i < count; ++i) {
+    rows[3 * i] = points[i].time_s;
+    rows[3 * i + 1] = (double)points[i].iteration;
+    rows[3 * i + 2] = (double)points[i].length;
+  }
+  rows[3 * count] = report->wall_s;
+  rows[3 * count + 1] = (double)report->iterations;
+  rows[3 * count + 2] = (double)report->best_length;
+  const ck__plot_series series = {.name = "best so far",
+                                  .axis = "tour length",
+                                  .x = rows,
+                                  .y = rows + 2,
+                                  .count = count,
+                                  .stride = 3,
+                                  .steps = 1,
+                                  .until = report->wall_s};
+  char what[160], details[300];
+  snprintf(what, sizeof what, "%s, %u cities", job->instance.name,
+           job->instance.cities);
+  int used = snprintf(details, sizeof details,
+                      "%s · %s · local search %s · %u ants · %llu "
+                      "iterations in %.3g s",
+                      ck__field_word_of(&ck__aco_fields[CK__ACO_ALGORITHM],
+                                        job->config.algorithm),
+                      report->method == CK_ACO_FOCUSED ? "focused" : "classic",
+                      ck__field_word_of(&ck__aco_fields[CK__ACO_LOCAL_SEARCH],
+                                        job->config.local_search),
+                      report->ants, (unsigned long long)report->iterations,
+                      report->wall_s);
+  if (job->config.optimum && used > 0 && (size_t)used < sizeof details)
+    snprintf(details + used, sizeof details - (size_t)used,
+             " · gap %.2f%% to %lld", report->gap,
+             (long long)job->config.optimum);
+  const ck__plot plot = {.result = result,
+                         .what = what,
+                         .details = details,
+                         .x_label = "time (s)",
+                         .top_label = "iteration",
+                         .top_x = rows,
+                         .top_value = rows + 1,
+                         .top_count = count + 1,
+                         .top_stride = 3,
+                         .series = &series,
+                         .series_count = 1};
+  status = ck__plot_write(job->plot, &plot);
+  free(rows);
+  return status;
+}
+
 static ck_status aco_run(const ck_device *device, const ck_param *params,
                          size_t count, const ck_run_options *options,
                          ck_result *result) {
@@ -491,6 +557,8 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   ck__result_metric(result, "setup_s", report.setup_s, "s");
   snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
            ck__stop_name(report.stopped_by, "iterations"));
+  if (job.plot && writes)
+    CK_TRY_OUTPUT("plot", write_plot(&job, aco, result, &report));
 fail:
   free(tour);
   ck_aco_destroy(aco);

@@ -329,6 +329,12 @@ typedef struct ck__loop_rules {
    * one long long, the steps made plus cancel_offset. */
   const char *cancelled;
   long long cancel_offset;
+  /* Optional: when the loop read the device, a row of (steps, seconds)
+   * pushed at each read: its steps counted from timeline_from, its
+   * seconds since the loop began. A chart of the run over time (--plot)
+   * places the steps of its history by them. */
+  ck__history *timeline;
+  uint64_t timeline_from;
 } ck__loop_rules;
 
 typedef struct ck__loop_driver {

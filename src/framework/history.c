@@ -172,6 +172,12 @@ ck_status ck__history_push(ck__history *history, const double *row) {
   return ck__history_push_rows(history, row, 1);
 }
 
+size_t ck__history_show_every(size_t count) {
+  return count > CK__HISTORY_SHOWN
+             ? (count + CK__HISTORY_SHOWN - 1) / CK__HISTORY_SHOWN
+             : 1;
+}
+
 const double *ck__history_latest(const ck__history *history) {
   return history->pushed ? history->latest : NULL;
 }

@@ -87,6 +87,12 @@ ck_status ck__history_push_rows(ck__history *history, const double *rows,
  * Returns CK_OK, or CK_ERROR_OUT_OF_MEMORY with the history as it was. */
 ck_status ck__history_reserve(ck__history *history, uint64_t pushes);
 
+/* The entries that a trace or a chart shows of count: about
+ * CK__HISTORY_SHOWN of them, evenly spread, and the last. Entry i is shown
+ * when i % every == 0 or i + 1 == count; returns every (at least 1). */
+enum { CK__HISTORY_SHOWN = 1000 };
+size_t ck__history_show_every(size_t count);
+
 /* The row pushed last (row_width doubles), or NULL before any push. */
 const double *ck__history_latest(const ck__history *history);
 

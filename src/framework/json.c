@@ -8,40 +8,15 @@
 
 #include "framework/framework.h"
 
-typedef struct json_text {
-  char *data;
-  size_t size, capacity;
-  int failed;
-} json_text;
+typedef ck__text_buffer json_text;
 
 static void put(json_text *text, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 static void put(json_text *text, const char *format, ...) {
-  if (text->failed)
-    return;
-  for (;;) {
-    va_list args;
-    va_start(args, format);
-    int length = vsnprintf(text->data + text->size, text->capacity - text->size,
-                           format, args);
-    va_end(args);
-    if (length < 0) {
-      text->failed = 1;
-      return;
-    }
-    if (text->size + (size_t)length < text->capacity) {
-      text->size += (size_t)length;
-      return;
-    }
-    size_t capacity = 2 * text->capacity + (size_t)length;
-    char *grown = realloc(text->data, capacity);
-    if (!grown) {
-      text->failed = 1;
-      return;
-    }
-    text->data = grown;
-    text->capacity = capacity;
-  }
+  va_list args;
+  va_start(args, format);
+  ck__text_vput(text, format, args);
+  va_end(args);
 }
 
 /* value, up to its NUL or its field's `capacity` bytes: a result is the

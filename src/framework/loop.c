@@ -58,9 +58,18 @@ static ck_status report(const ck__loop_rules *rules,
   return CK_OK;
 }
 
-static ck_status read_device(const ck__loop_driver *driver, uint64_t steps,
-                             ck__loop_reading *reading) {
-  return driver->read ? driver->read(driver->self, steps, reading) : CK_OK;
+/* The driver's read after `steps` steps, and its time on the timeline. */
+static ck_status read_device(const ck__loop_rules *rules,
+                             const ck__loop_driver *driver, uint64_t steps,
+                             double started, ck__loop_reading *reading) {
+  ck_status status =
+      driver->read ? driver->read(driver->self, steps, reading) : CK_OK;
+  if (status == CK_OK && rules->timeline) {
+    double row[2] = {(double)(rules->timeline_from + steps),
+                     ck__seconds() - started};
+    status = ck__history_push(rules->timeline, row);
+  }
+  return status;
 }
 
 ck_status ck__loop_run(const ck__loop_rules *rules,
@@ -96,7 +105,7 @@ ck_status ck__loop_run(const ck__loop_rules *rules,
   double reported = -1; /* when progress was last reported; -1: never */
   /* The step the run starts from counts: a target met there stops it. */
   if (!stepwise)
-    CK_TRY(read_device(driver, 0, &reading));
+    CK_TRY(read_device(rules, driver, 0, started, &reading));
   for (;;) {
     if (!stepwise && (outcome->stopped_by = rule_holding(
                           rules, &reading, limited, limit, limit_rule,
@@ -118,7 +127,7 @@ ck_status ck__loop_run(const ck__loop_rules *rules,
       CK_TRY(report(rules, &reading, limited, limit, outcome->steps,
                     ck__seconds() - started, 0));
     /* The only read from the device: what the steps since the last made. */
-    CK_TRY(read_device(driver, outcome->steps, &reading));
+    CK_TRY(read_device(rules, driver, outcome->steps, started, &reading));
     double elapsed = ck__seconds() - chunk_started;
     if (stepwise) {
       /* After each step: the rules, then, while the run goes on, progress

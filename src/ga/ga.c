@@ -410,7 +410,9 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
                           .progress_user = config->progress_user,
                           .step_name = "generations",
                           .best_name = "best",
-                          .cancelled = "GA cancelled after %lld steps"};
+                          .cancelled = "GA cancelled after %lld steps",
+                          .timeline = ga->timeline,
+                          .timeline_from = ga->generation};
   ck__loop_driver driver = {ga, run_step, run_read, NULL};
   if (ga->spread)
     ck__spread_clock_start(&ga->clock, &rules, &driver, run_due);

@@ -211,6 +211,9 @@ struct ck_ga {
   /* Best and mean per generation in every stride, and with
    * keep_island_history each island's too: the parts of a row. */
   ck__history history;
+  /* Where ck_ga_run keeps its reads' times (ck__loop_rules.timeline),
+   * borrowed; NULL: nowhere. */
+  ck__history *timeline;
   double *row;      /* the row being made: 2, or 2 + 2 x islands */
   uint32_t *source; /* who sends to each island of the run */
   /* The source buffer's host copy: island i's source on this device, or

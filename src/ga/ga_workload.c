@@ -10,8 +10,6 @@
 #include "ga/ga_internal.h"
 #include "objectives/problem.h"
 
-enum { TRACE_ROWS = 1000 };
-
 /* "kind" or "kind:parameter", the kinds the words of kinds; the masks hold
  * bit (1 << kind) for the kinds that take a parameter, and that need one,
  * which must lie in the range of its field. */
@@ -161,8 +159,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
     return status;
   ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
-  settings.host =
-      options && (options->objective || options->device_objective);
+  settings.host = options && (options->objective || options->device_objective);
   if ((status = ck__problem_job_parse(params, count, &settings, "gens", job)))
     return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
@@ -180,21 +177,32 @@ static ck_status ga_check(const ck_param *params, size_t count) {
   return status ? status : ck__problem_options_check(params, count);
 }
 
-/* About TRACE_ROWS generations of the history, evenly spread, and its
- * last; an entry g is generation g x stride (the history thins out on long
- * runs). */
-static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
-                             size_t islands) {
+/* The history: count entries, entry g after generation g x stride (the
+ * history thins out on long runs); the islands' with --trace-islands. */
+typedef struct ga_history {
   const double *best, *mean, *island_best, *island_mean;
   size_t count;
   uint64_t stride;
-  ck_status status =
-      ck_ga_get_history(ga, &best, &mean, &island_best, &island_mean, &count);
-  if (status == CK_OK)
-    status = ck_ga_get_history_stride(ga, &stride);
+} ga_history;
+
+static ck_status history_of(ck_ga *ga, ga_history *h) {
+  ck_status status = ck_ga_get_history(ga, &h->best, &h->mean, &h->island_best,
+                                       &h->island_mean, &h->count);
+  return status ? status : ck_ga_get_history_stride(ga, &h->stride);
+}
+
+/* The generations of the history that ck__history_show_every shows. */
+static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
+                             size_t islands) {
+  ga_history h;
+  ck_status status = history_of(ga, &h);
   if (status)
     return status;
-  size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
+  const double *best = h.best, *mean = h.mean, *island_best = h.island_best,
+               *island_mean = h.island_mean;
+  size_t count = h.count;
+  uint64_t stride = h.stride;
+  size_t every = ck__history_show_every(count);
   size_t rows = (count / every + 2) * (per_island ? islands + 1 : 1);
   /* A row: a generation (up to 16 digits), an island, two %.17g values
    * (up to 24 characters each). */
@@ -220,6 +228,27 @@ static ck_status write_trace(const char *path, ck_ga *ga, int per_island,
   return status;
 }
 
+/* --plot: the best and the mean over the run's seconds, the generations
+ * along the top. */
+static ck_status write_plot(const ck__problem_job *job, ck_ga *ga,
+                            const ck_result *result, const ck_ga_config *config,
+                            const ck_ga_report *report,
+                            const ck__history *timeline) {
+  ga_history h;
+  ck_status status = history_of(ga, &h);
+  if (status)
+    return status;
+  char details[200];
+  snprintf(details, sizeof details,
+           "%zu islands of %zu · %llu generations in %.3g s", config->islands,
+           config->island_size, (unsigned long long)report->generations,
+           report->wall_s);
+  const double *columns[] = {h.best, h.mean};
+  const char *names[] = {"population best", "population mean"};
+  return ck__problem_plot(job, result, "generation", details, columns, names, 2,
+                          h.count, h.stride, timeline);
+}
+
 static ck_status ga_run(const ck_device *device, const ck_param *params,
                         size_t count, const ck_run_options *options,
                         ck_result *result) {
@@ -229,12 +258,19 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   ck_ga *ga = NULL;
   double *position = NULL;
   ck_ga_report report;
+  ck__history timeline = {0};
   if ((status = job_parse(params, count, options, &job, &config)))
     return status;
   if (options->spread)
     CK_TRY(ck_ga_create_spread(options->spread, &config, &ga));
   else
     CK_TRY(ck_ga_create(device, &config, &ga));
+  if (job.plot) {
+    static const size_t row[] = {2};
+    CK_TRY(ck__history_init(&timeline, CK__HISTORY_SAMPLE, 1, row,
+                            "the times of the run's reads"));
+    ga->timeline = &timeline;
+  }
   CK_TRY(ck_ga_run(ga, &report));
   /* A spread run's outputs are written once, by rank 0. */
   ck__spread_run *spread = ck__ga_spread_run(ga);
@@ -276,7 +312,11 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   CK_TRY(ck__problem_result(result, &job, position, dim, options));
   if (config.mutation_rate < 0)
     CK_TRY(ck__result_option_number(result, "pm", 1.0 / dim));
+  if (job.plot && writes)
+    CK_TRY_OUTPUT("plot",
+                  write_plot(&job, ga, result, &config, &report, &timeline));
 fail:
+  ck__history_free(&timeline);
   free(position);
   ck_ga_destroy(ga);
   ck__problem_job_release(&job);

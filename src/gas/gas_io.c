@@ -24,6 +24,7 @@
 #include "gas/gas_io.h"
 
 #include "clkit/gas.h"
+#include "util/raster.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -34,10 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#ifdef CK_HAVE_PNG
-#include <png.h>
-#endif
 
 /* Bytes gathered before each write() of a trajectory. */
 #define WRITE_CHUNK ((size_t)1 << 16)
@@ -1087,91 +1084,6 @@ void ck__gas_png_colour(ck__gas_scale scale, double fraction, uint8_t rgb[3]) {
 
 #ifdef CK_HAVE_PNG
 
-/* Where libpng's output and its failure go. */
-typedef struct png_sink {
-  uint8_t *data;
-  size_t size, capacity;
-  int out_of_memory;
-  char message[256];
-} png_sink;
-
-static void png_sink_write(png_structp png, png_bytep bytes, size_t length) {
-  png_sink *sink = png_get_io_ptr(png);
-  if (length > sink->capacity - sink->size) {
-    size_t wanted = sink->capacity ? 2 * sink->capacity : (size_t)1 << 16;
-    if (wanted < sink->size + length)
-      wanted = sink->size + length;
-    uint8_t *grown = length <= SIZE_MAX / 2 - sink->size
-                         ? realloc(sink->data, wanted)
-                         : NULL;
-    if (!grown) {
-      sink->out_of_memory = 1;
-      png_error(png, "out of memory for the encoded picture");
-    }
-    sink->data = grown;
-    sink->capacity = wanted;
-  }
-  memcpy(sink->data + sink->size, bytes, length);
-  sink->size += length;
-}
-
-static void png_sink_flush(png_structp png) {
-  (void)png;
-}
-
-/* libpng's error handler: keeps the message and returns to the setjmp of
- * png_encode(). */
-static void png_failure(png_structp png, png_const_charp message) {
-  png_sink *sink = png_get_error_ptr(png);
-  snprintf(sink->message, sizeof sink->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-/* Warnings are not errors, and the library prints nothing. */
-static void png_warning_ignored(png_structp png, png_const_charp message) {
-  (void)png;
-  (void)message;
-}
-
-/* Encodes width x height RGB pixels (rows top first) into sink; 0, or -1
- * with sink->message set. Nothing is allocated after the setjmp but by
- * libpng, which png_destroy_write_struct() releases. */
-static int png_encode(png_sink *sink, const uint8_t *pixels, uint32_t width,
-                      uint32_t height) {
-  volatile int outcome = -1; /* kept across libpng's longjmp */
-  png_infop info = NULL;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, sink,
-                                            png_failure, png_warning_ignored);
-  if (!png) {
-    sink->out_of_memory = 1;
-    snprintf(sink->message, sizeof sink->message,
-             "cannot create the PNG encoder");
-    goto fail;
-  }
-  info = png_create_info_struct(png);
-  if (!info) {
-    sink->out_of_memory = 1;
-    snprintf(sink->message, sizeof sink->message,
-             "cannot create the PNG header");
-    goto fail;
-  }
-  if (setjmp(png_jmpbuf(png)))
-    goto fail;
-  png_set_write_fn(png, sink, png_sink_write, png_sink_flush);
-  png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  for (uint32_t row = 0; row < height; ++row)
-    png_write_row(png, pixels + (size_t)row * width * 3);
-  png_write_end(png, info);
-  outcome = 0;
-fail:
-  if (png)
-    png_destroy_write_struct(&png, &info);
-  return outcome;
-}
-
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -1183,22 +1095,9 @@ static double wrap(double value, double side) {
   return wrapped >= 0 && wrapped <= side ? wrapped : 0;
 }
 
-/* A picture being drawn: width x height RGB pixels, rows top first. */
-typedef struct canvas {
-  uint8_t *pixels;
-  uint32_t width, height;
-} canvas;
-
-static void fill_rect(const canvas *c, uint32_t x, uint32_t y, uint32_t w,
-                      uint32_t h, const uint8_t rgb[3]) {
-  for (uint32_t row = y; row < y + h && row < c->height; ++row)
-    for (uint32_t column = x; column < x + w && column < c->width; ++column)
-      memcpy(c->pixels + ((size_t)row * c->width + column) * 3, rgb, 3);
-}
-
 /* Fills the pixels whose centres lie within radius of (x, y), inside the
  * box's width x height pixels at the top left. */
-static void draw_disc(const canvas *c, uint32_t width, uint32_t height,
+static void draw_disc(const ck__canvas *c, uint32_t width, uint32_t height,
                       double x, double y, double radius, const uint8_t rgb[3]) {
   double left = fmax(0, floor(x - radius)),
          right = fmin(width - 1.0, x + radius);
@@ -1213,81 +1112,6 @@ static void draw_disc(const canvas *c, uint32_t width, uint32_t height,
       if (dx * dx + dy * dy <= radius * radius)
         memcpy(c->pixels + ((size_t)row * c->width + column) * 3, rgb, 3);
     }
-}
-
-/* A 5 x 7 font of the characters the legend writes: each glyph 7 rows,
- * the 5 low bits of a row its pixels, left first. */
-static const char glyph_chars[] =
-    "0123456789.-+=() NTabcdefghijklmnopqrstuvwxyz";
-static const uint8_t glyphs[][7] = {
-    {0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E}, /* 0 */
-    {0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E}, /* 1 */
-    {0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F}, /* 2 */
-    {0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E}, /* 3 */
-    {0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02}, /* 4 */
-    {0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E}, /* 5 */
-    {0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E}, /* 6 */
-    {0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08}, /* 7 */
-    {0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E}, /* 8 */
-    {0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C}, /* 9 */
-    {0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C}, /* . */
-    {0x00, 0x00, 0x00, 0x1F, 0x00, 0x00, 0x00}, /* - */
-    {0x00, 0x04, 0x04, 0x1F, 0x04, 0x04, 0x00}, /* + */
-    {0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00}, /* = */
-    {0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02}, /* ( */
-    {0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08}, /* ) */
-    {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}, /* space */
-    {0x11, 0x19, 0x15, 0x13, 0x11, 0x11, 0x11}, /* N */
-    {0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04}, /* T */
-    {0x00, 0x00, 0x0E, 0x01, 0x0F, 0x11, 0x0F}, /* a */
-    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x1E}, /* b */
-    {0x00, 0x00, 0x0E, 0x10, 0x10, 0x11, 0x0E}, /* c */
-    {0x01, 0x01, 0x0D, 0x13, 0x11, 0x11, 0x0F}, /* d */
-    {0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E}, /* e */
-    {0x06, 0x09, 0x08, 0x1C, 0x08, 0x08, 0x08}, /* f */
-    {0x00, 0x0F, 0x11, 0x11, 0x0F, 0x01, 0x0E}, /* g */
-    {0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x11}, /* h */
-    {0x04, 0x00, 0x0C, 0x04, 0x04, 0x04, 0x0E}, /* i */
-    {0x02, 0x00, 0x06, 0x02, 0x02, 0x12, 0x0C}, /* j */
-    {0x10, 0x10, 0x12, 0x14, 0x18, 0x14, 0x12}, /* k */
-    {0x0C, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E}, /* l */
-    {0x00, 0x00, 0x1A, 0x15, 0x15, 0x11, 0x11}, /* m */
-    {0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11}, /* n */
-    {0x00, 0x00, 0x0E, 0x11, 0x11, 0x11, 0x0E}, /* o */
-    {0x00, 0x00, 0x1E, 0x11, 0x1E, 0x10, 0x10}, /* p */
-    {0x00, 0x00, 0x0D, 0x13, 0x0F, 0x01, 0x01}, /* q */
-    {0x00, 0x00, 0x16, 0x19, 0x10, 0x10, 0x10}, /* r */
-    {0x00, 0x00, 0x0E, 0x10, 0x0E, 0x01, 0x1E}, /* s */
-    {0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06}, /* t */
-    {0x00, 0x00, 0x11, 0x11, 0x11, 0x13, 0x0D}, /* u */
-    {0x00, 0x00, 0x11, 0x11, 0x11, 0x0A, 0x04}, /* v */
-    {0x00, 0x00, 0x11, 0x11, 0x15, 0x15, 0x0A}, /* w */
-    {0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11}, /* x */
-    {0x00, 0x00, 0x11, 0x11, 0x0F, 0x01, 0x0E}, /* y */
-    {0x00, 0x00, 0x1F, 0x02, 0x04, 0x08, 0x1F}, /* z */
-};
-
-/* A glyph is 5 pixels wide and 7 high, scaled; characters advance by 6. */
-static uint32_t text_width(const char *text, unsigned scale) {
-  size_t length = strlen(text);
-  return length ? (uint32_t)(6 * length - 1) * scale : 0;
-}
-
-/* Writes text with its top left at (x, y); characters the font lacks are
- * left blank (the legend writes none). */
-static void draw_text(const canvas *c, uint32_t x, uint32_t y, unsigned scale,
-                      const char *text, const uint8_t rgb[3]) {
-  for (size_t i = 0; text[i]; ++i) {
-    const char *found = strchr(glyph_chars, text[i]);
-    if (!found)
-      continue;
-    const uint8_t *glyph = glyphs[found - glyph_chars];
-    uint32_t left = x + (uint32_t)(6 * i) * scale;
-    for (uint32_t row = 0; row < 7; ++row)
-      for (uint32_t bit = 0; bit < 5; ++bit)
-        if (glyph[row] >> (4 - bit) & 1)
-          fill_rect(c, left + bit * scale, y + row * scale, scale, scale, rgb);
-  }
 }
 
 /* The legend below the box: what the colours measure and the frame. */
@@ -1308,19 +1132,21 @@ typedef struct legend {
 
 /* Lays the caption's items out in rows that fit the width, greedily, from
  * row y, and draws them when c is not NULL. Returns the rows used. */
-static uint32_t place_caption(const canvas *c, uint32_t width, uint32_t y,
+static uint32_t place_caption(const ck__canvas *c, uint32_t width, uint32_t y,
                               const legend *l) {
   unsigned s = l->text_scale;
   uint32_t margin = 4 * s, room = width - 2 * margin, rows = 1, used = 0;
   for (size_t i = 0; i < CAPTION_ITEMS; ++i) {
-    uint32_t item = text_width(l->caption[i], s), gap = used ? 12 * s : 0;
+    uint32_t item = ck__canvas_text_width(l->caption[i], s),
+             gap = used ? 12 * s : 0;
     if (used && used + gap + item > room) {
       ++rows;
       used = gap = 0;
     }
     if (c)
-      draw_text(c, margin + used + gap, y + (rows - 1) * 9 * s, s,
-                l->caption[i], legend_text);
+      ck__canvas_text(c, (int32_t)(margin + used + gap),
+                      (int32_t)(y + (rows - 1) * 9 * s), s, l->caption[i],
+                      legend_text, 0);
     used += gap + item;
   }
   return rows;
@@ -1335,7 +1161,7 @@ static uint32_t legend_height(uint32_t width, const legend *l) {
 
 /* Draws the legend from row top: the colour bar across the picture, the
  * scale's ends below its ends with its name between, then the caption. */
-static void draw_legend(const canvas *c, uint32_t top, const legend *l) {
+static void draw_legend(const ck__canvas *c, uint32_t top, const legend *l) {
   unsigned s = l->text_scale;
   uint32_t margin = 4 * s, bar_y = top + margin, bar_height = 8 * s;
   uint32_t bar_width = c->width - 2 * margin;
@@ -1343,16 +1169,19 @@ static void draw_legend(const canvas *c, uint32_t top, const legend *l) {
     uint8_t rgb[3];
     double fraction = bar_width > 1 ? (double)i / (bar_width - 1) : 0;
     ck__gas_png_colour(l->scale, l->has_scale ? fraction : 0.5, rgb);
-    fill_rect(c, margin + i, bar_y, 1, bar_height, rgb);
+    ck__canvas_fill(c, margin + i, bar_y, 1, bar_height, rgb);
   }
   uint32_t label_y = bar_y + bar_height + 2 * s;
-  uint32_t name_width = text_width(l->name, s);
+  uint32_t name_width = ck__canvas_text_width(l->name, s);
   if (l->has_scale) {
-    draw_text(c, margin, label_y, s, l->low, legend_text);
-    uint32_t high = text_width(l->high, s);
-    draw_text(c, c->width - margin - high, label_y, s, l->high, legend_text);
+    ck__canvas_text(c, (int32_t)margin, (int32_t)label_y, s, l->low,
+                    legend_text, 0);
+    uint32_t high = ck__canvas_text_width(l->high, s);
+    ck__canvas_text(c, (int32_t)(c->width - margin - high), (int32_t)label_y, s,
+                    l->high, legend_text, 0);
   }
-  draw_text(c, (c->width - name_width) / 2, label_y, s, l->name, legend_text);
+  ck__canvas_text(c, (int32_t)((c->width - name_width) / 2), (int32_t)label_y,
+                  s, l->name, legend_text, 0);
   place_caption(c, c->width, label_y + 7 * s + 4 * s, l);
 }
 
@@ -1379,9 +1208,10 @@ static void between_centres(double at, uint32_t count, uint32_t *lower,
  * bins), and each pixel interpolates the four bin densities around it.
  * Sets *top to the densest bin, the scale's high end.
  */
-static ck_status draw_field(const canvas *c, uint32_t width, uint32_t height,
-                            size_t particles, double box_x, double box_y,
-                            const double *positions, double *top) {
+static ck_status draw_field(const ck__canvas *c, uint32_t width,
+                            uint32_t height, size_t particles, double box_x,
+                            double box_y, const double *positions,
+                            double *top) {
   double side = sqrt(FIELD_BIN_PARTICLES * box_x * box_y / (double)particles);
   uint32_t bins_x = (uint32_t)fmin(fmax(1, round(box_x / side)), width);
   uint32_t bins_y = (uint32_t)fmin(fmax(1, round(box_y / side)), height);
@@ -1439,9 +1269,8 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
                             uint64_t step, double temperature) {
   ck_status status = CK_OK;
   ck__c_locale locale = {0};
-  canvas c = {0};
+  ck__canvas c = {0};
   double *speeds = NULL, *sorted = NULL;
-  png_sink sink = {0};
   legend l = {0};
   if (!path || !*path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -1483,8 +1312,8 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
             "out of memory writing %s: %zu bytes for a %" PRIu32 " x %" PRIu32
             " picture",
             path, bytes, c.width, c.height);
-  fill_rect(&c, 0, 0, c.width, c.height, legend_background);
-  fill_rect(&c, 0, 0, box_width, box_height, box_background);
+  ck__canvas_fill(&c, 0, 0, c.width, c.height, legend_background);
+  ck__canvas_fill(&c, 0, 0, box_width, box_height, box_background);
 
   double top = 0;
   if (field) {
@@ -1523,17 +1352,13 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
   ck__c_locale_leave(&locale);
   draw_legend(&c, box_height, &l);
 
-  if (png_encode(&sink, c.pixels, c.width, c.height) != 0)
-    CK_FAIL(sink.out_of_memory ? CK_ERROR_OUT_OF_MEMORY : CK_ERROR_IO,
-            "cannot write %s: libpng: %s", path, sink.message);
-  CK_TRY(ck__file_write_atomic(path, sink.data, sink.size));
+  CK_TRY(ck__png_write(path, &c));
 
 fail:
   ck__c_locale_leave(&locale);
   free(c.pixels);
   free(speeds);
   free(sorted);
-  free(sink.data);
   return status;
 }
 

@@ -2,7 +2,7 @@
  * gas_workload.c - 2D Lennard-Jones dynamics as a clkit workload: options
  * in; log lines through the run's log callback; run averages with block
  * standard errors in the ck_result; the files --rdf, --traj, --thermo,
- * --png and --checkpoint, each written atomically.
+ * --png, --plot and --checkpoint, each written atomically.
  */
 #include <limits.h>
 #include <math.h>
@@ -12,14 +12,15 @@
 
 #include "framework/framework.h"
 #include "framework/history.h"
+#include "framework/plot.h"
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_io.h"
 
 /* The options that name files a run writes: --checkpoint first, which
  * may replace the checkpoint --restart reads, then the others. */
-static const char *const gas_outputs[] = {"checkpoint", "rdf",    "traj",
-                                          "png",        "thermo", NULL};
+static const char *const gas_outputs[] = {"checkpoint", "rdf",  "traj", "png",
+                                          "thermo",     "plot", NULL};
 static const char *const gas_binary_outputs[] = {"checkpoint", "png", NULL};
 
 typedef struct gas_job {
@@ -28,7 +29,7 @@ typedef struct gas_job {
       checkpoint_every;
   unsigned blocks, rdf_bins, png_size;
   double rdf_range;
-  const char *rdf, *traj, *png, *checkpoint, *restart, *thermo;
+  const char *rdf, *traj, *png, *checkpoint, *restart, *thermo, *plot;
   ck__gas_forms forms;
 } gas_job;
 
@@ -298,6 +299,10 @@ static const ck__option gas_options[] = {
      JOB(PNG), .format = "png"},
     {"png-size", "PX", "the picture's longer side in pixels (needs --png)",
      JOB(PNG_SIZE)},
+    {"plot", "FILE",
+     "chart the energies, temperature and pressure of each log step, the "
+     "time along the top: FILE.svg or FILE.png",
+     .field = NULL, .format = "chart"},
     {"checkpoint", "FILE",
      "write a checkpoint at the end (and every --checkpoint-every steps)",
      JOB(CHECKPOINT), .format = "gas-checkpoint"},
@@ -321,6 +326,7 @@ static ck_status check_parts(const ck_param *params, size_t count,
       {"checkpoint-every", !job->checkpoint, "--checkpoint FILE"},
       /* A row per log step: none without them. */
       {"thermo", job->log_every == 0, "--log-every above 0"},
+      {"plot", job->log_every == 0, "--log-every above 0"},
   };
   ck_status status =
       ck__param_parts(params, count, parts, sizeof parts / sizeof *parts);
@@ -399,6 +405,7 @@ static ck_status read_options(const ck_param *params, size_t count,
   ck_gas_config_init(&job->config);
   ck__fields_init(job, gas_job_fields, JOB_FIELDS);
   job->config.seed = options ? options->seed : 1;
+  job->plot = ck__param_find(params, count, "plot");
   return ck__options_read(gas_options, params, count, job);
 }
 
@@ -408,7 +415,9 @@ static ck_status job_parse(const ck_param *params, size_t count,
   /* A run may go on from a checkpoint and replace it, since the restart
    * is read whole before anything is written; nothing else may share. */
   static const char *const reads[] = {"xyz", "restart", NULL};
-  if ((status = ck__param_files_apart(params, count, reads, gas_outputs,
+  const char *plot = NULL;
+  if ((status = ck__plot_option(params, count, &plot)) ||
+      (status = ck__param_files_apart(params, count, reads, gas_outputs,
                                       "checkpoint", "restart")) ||
       (status = read_options(params, count, options, job)) ||
       (status = check_parts(params, count, job)))
@@ -482,6 +491,18 @@ static void block_average(double sum, uint64_t samples, const double *entries,
 /* Samples of each averaged observable. */
 enum { SAMPLE_T, SAMPLE_POTENTIAL, SAMPLE_TOTAL, SAMPLE_PRESSURE, SAMPLES };
 
+/* The columns of a log step's row for --plot, as --thermo writes them. */
+enum {
+  LOG_STEP,
+  LOG_TIME,
+  LOG_TEMPERATURE,
+  LOG_KINETIC,
+  LOG_POTENTIAL,
+  LOG_TOTAL,
+  LOG_PRESSURE,
+  LOG_WIDTH
+};
+
 static ck_status write_frame(ck_gas *gas, ck__gas_trajectory *trajectory,
                              const char *png, unsigned png_size,
                              const ck_gas_observables *observables) {
@@ -534,7 +555,8 @@ typedef struct gas_loop {
   ck__gas_trajectory *trajectory; /* NULL without --traj */
   ck__gas_thermo *thermo;         /* NULL without --thermo */
   ck__history *samples;
-  uint64_t *rdf; /* NULL without --rdf */
+  ck__history *log_rows; /* the log steps' observables for --plot, or NULL */
+  uint64_t *rdf;         /* NULL without --rdf */
   uint64_t rdf_samples;
   uint64_t begin, production; /* the first step, and the first sampled */
   uint64_t most, sampled;     /* samples: at most, and taken */
@@ -567,6 +589,12 @@ static ck_status gas_due_work(void *self, uint64_t since,
     log_line(run->options, line);
     if (run->thermo)
       CK_TRY_OUTPUT("thermo", ck__gas_thermo_row(run->thermo, o));
+    if (run->log_rows) {
+      const double row[LOG_WIDTH] = {
+          (double)o->step, o->time,  o->temperature, o->kinetic,
+          o->potential,    o->total, o->pressure};
+      CK_TRY(ck__history_push(run->log_rows, row));
+    }
   }
   if (step >= production && (step - production) % job->sample_every == 0 &&
       run->sampled < run->most) {
@@ -663,6 +691,11 @@ static ck_status open_outputs(gas_loop *run, gas_job *job,
   static const size_t observables[SAMPLES] = {1, 1, 1, 1};
   CK_TRY(ck__history_init(run->samples, CK__HISTORY_AVERAGE, SAMPLES,
                           observables, "samples of the observables"));
+  if (run->log_rows) {
+    static const size_t row[] = {LOG_WIDTH};
+    CK_TRY(ck__history_init(run->log_rows, CK__HISTORY_SAMPLE, 1, row,
+                            "the observables of the log steps"));
+  }
 fail:
   return status;
 }
@@ -860,16 +893,79 @@ fail:
   return status;
 }
 
+/* --plot: the energies per particle, the temperature and the pressure of
+ * each log step (as --thermo writes them), in three panels over the
+ * steps; the time along the top. */
+static ck_status write_plot(const gas_loop *run, const ck_gas_config *c,
+                            const ck_result *result) {
+  const ck__history *kept = run->log_rows;
+  size_t count = kept->count, every = ck__history_show_every(count), used = 0;
+  double *rows = malloc((count ? count : 1) * LOG_WIDTH * sizeof *rows);
+  if (!rows)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s",
+                    run->job->plot);
+  for (size_t i = 0; i < count; ++i)
+    if (i % every == 0 || i + 1 == count)
+      memcpy(rows + used++ * LOG_WIDTH, kept->entries[0] + i * LOG_WIDTH,
+             LOG_WIDTH * sizeof *rows);
+  static const struct {
+    const char *name, *axis;
+    size_t column;
+  } shown[] = {
+      {"potential", "energy / N (ε)", LOG_POTENTIAL},
+      {"kinetic", "energy / N (ε)", LOG_KINETIC},
+      {"total", "energy / N (ε)", LOG_TOTAL},
+      {"temperature", "temperature (ε/k)", LOG_TEMPERATURE},
+      {"pressure", "pressure (ε/σ²)", LOG_PRESSURE},
+  };
+  ck__plot_series series[sizeof shown / sizeof *shown];
+  for (size_t k = 0; k < sizeof shown / sizeof *shown; ++k)
+    series[k] = (ck__plot_series){.name = shown[k].name,
+                                  .axis = shown[k].axis,
+                                  .x = rows + LOG_STEP,
+                                  .y = rows + shown[k].column,
+                                  .count = used,
+                                  .stride = LOG_WIDTH};
+  char what[200], details[300];
+  double density = (double)c->particles / (c->box_x * c->box_y);
+  snprintf(what, sizeof what, "%zu particles, density %.3g", c->particles,
+           density);
+  snprintf(
+      details, sizeof details,
+      "box %.4g × %.4g · dt %g · rc %g · thermostat %s · %s · %llu steps "
+      "in %.3g s",
+      c->box_x, c->box_y, c->dt, c->rc,
+      ck__field_word_of(&ck__gas_fields[CK__GAS_THERMOSTAT], c->thermostat),
+      ck__field_word_of(&ck__gas_fields[CK__GAS_NEIGHBORS], c->neighbors),
+      (unsigned long long)(run->job->equil + run->job->steps), result->wall_s);
+  const ck__plot plot = {.result = result,
+                         .what = what,
+                         .details = details,
+                         .x_label = "step",
+                         .top_label = "time (τ)",
+                         .top_x = rows + LOG_STEP,
+                         .top_value = rows + LOG_TIME,
+                         .top_count = used,
+                         .top_stride = LOG_WIDTH,
+                         .series = series,
+                         .series_count = sizeof shown / sizeof *shown};
+  ck_status status = ck__plot_write(run->job->plot, &plot);
+  free(rows);
+  return status;
+}
+
 static ck_status gas_run(const ck_device *device, const ck_param *params,
                          size_t count, const ck_run_options *options,
                          ck_result *result) {
   ck_status status = CK_OK;
   gas_job job;
   ck_gas *gas = NULL;
-  ck__history samples = {0};
+  ck__history samples = {0}, log_rows = {0};
   gas_loop run = {.job = &job, .options = options, .samples = &samples};
   if ((status = job_parse(params, count, options, &job)))
     return status;
+  if (job.plot)
+    run.log_rows = &log_rows;
   run.most = job.steps / job.sample_every + 2;
   double started = ck__seconds();
   int temperature_given = ck__param_find(params, count, "T") != NULL;
@@ -909,6 +1005,8 @@ static ck_status gas_run(const ck_device *device, const ck_param *params,
   result->kernel_s -= kernel_at_setup;
   result->wall_s = ck__seconds() - started - setup_s;
   report_gas(&run, &c, run_s, setup_s, result);
+  if (job.plot && run.writes)
+    CK_TRY_OUTPUT("plot", write_plot(&run, &c, result));
   if (ck__gas_spread_of(gas)) {
     CK_TRY(ck__gas_spread_report(ck__gas_spread_of(gas), result));
     char line[512];
@@ -923,6 +1021,7 @@ fail:
   if (run.thermo)
     ck__gas_thermo_close(run.thermo, 0);
   ck__history_free(&samples);
+  ck__history_free(&log_rows);
   free(run.rdf);
   ck_gas_destroy(gas);
   return status;

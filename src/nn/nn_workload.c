@@ -13,6 +13,7 @@
 
 #include "ck_philox.h"
 #include "framework/framework.h"
+#include "framework/plot.h"
 #include "nn/nn_internal.h"
 
 /* CK_NN_AUTO_HIDDEN as text, for the help. */
@@ -25,7 +26,7 @@
 
 /* The options that name files a run writes: --save first, which may
  * replace the model --load reads, then the others. */
-static const char *const nn_outputs[] = {"save", "trace", "out", NULL};
+static const char *const nn_outputs[] = {"save", "trace", "out", "plot", NULL};
 static const char *const nn_binary_outputs[] = {"save", NULL};
 
 typedef struct nn_job {
@@ -36,7 +37,7 @@ typedef struct nn_job {
   unsigned epochs, patience;
   double tol, validation_fraction;
   const char *train, *test, *train_labels, *test_labels, *predict_labels;
-  const char *split, *trace, *save, *load, *predict, *out;
+  const char *split, *trace, *save, *load, *predict, *out, *plot;
   ck_dataset_options csv;
   ck__nn_tuning tuning;
 } nn_job;
@@ -333,6 +334,10 @@ static const ck__option nn_options[] = {
      NN(MATH)},
     {"trace", "FILE", "write a CSV of the per-epoch statistics", JOB(TRACE),
      .format = "csv"},
+    {"plot", "FILE",
+     "chart the loss and accuracy per epoch (train, validation, test), the "
+     "seconds along the top: FILE.svg or FILE.png",
+     .field = NULL, .format = "chart"},
     {"save", "FILE",
      "write the trained model: clkit's .ckn, or safetensors for a name "
      "ending .safetensors",
@@ -478,6 +483,7 @@ static ck_status check_parts(const ck_param *params, size_t count,
       {"tol", untrained, training},
       {"split", untrained, training},
       {"trace", untrained, training},
+      {"plot", untrained, training},
       {"save", untrained, training},
       {"train-labels", untrained, training},
       {"test-labels", !job->test, "--test FILE"},
@@ -495,7 +501,8 @@ static ck_status job_parse(const ck_param *params, size_t count,
   static const char *const reads[] = {
       "train",   "test",           "train-labels", "test-labels",
       "predict", "predict-labels", "load",         NULL};
-  if ((status = ck__param_files_apart(params, count, reads, nn_outputs, "save",
+  if ((status = ck__plot_option(params, count, &job->plot)) ||
+      (status = ck__param_files_apart(params, count, reads, nn_outputs, "save",
                                       "load")) ||
       (status = outputs_apart_from_derived(params, count)))
     return status;
@@ -645,12 +652,27 @@ static ck_status model_classes(const ck_nn *nn, ck_dataset *view) {
   return CK_OK;
 }
 
+/* The columns of an epoch's row for --plot. */
+enum {
+  ROW_EPOCH,
+  ROW_SECONDS, /* since training began */
+  ROW_TRAIN_LOSS,
+  ROW_TRAIN_ACCURACY,
+  ROW_VALIDATION_LOSS,
+  ROW_VALIDATION_ACCURACY,
+  ROW_TEST_LOSS,
+  ROW_TEST_ACCURACY,
+  ROW_WIDTH
+};
+
 typedef struct epoch_log {
   const ck_run_options *options;
   unsigned epochs;
   char *trace;
   size_t used, capacity;
   int failed;
+  ck__history *rows; /* a row an epoch for --plot, or NULL */
+  double seconds;    /* the epochs' wall time so far */
 } epoch_log;
 
 static void append_percent(char *line, size_t capacity, const char *name,
@@ -694,6 +716,15 @@ static int on_epoch(void *user, const ck_nn_epoch *epoch) {
       epoch->seconds, epoch->train_loss, epoch->train_accuracy,
       epoch->validation_loss, epoch->validation_accuracy, epoch->test_loss,
       epoch->test_accuracy, epoch->learning_rate, epoch->samples_per_s);
+  log->seconds += epoch->seconds;
+  const double row[ROW_WIDTH] = {
+      epoch->epoch,          log->seconds,           epoch->train_loss,
+      epoch->train_accuracy, epoch->validation_loss, epoch->validation_accuracy,
+      epoch->test_loss,      epoch->test_accuracy};
+  if (log->rows && ck__history_push(log->rows, row) != CK_OK) {
+    log->failed = 1;
+    return 0;
+  }
   const ck_run_options *options = log->options;
   if (options && options->progress) {
     ck_progress progress = {.fraction = (double)epoch->epoch / log->epochs,
@@ -1127,6 +1158,73 @@ fail:
   return status;
 }
 
+/* --plot: the loss and the accuracy of each set per epoch, in two panels;
+ * the seconds along the top. A set not attached is left out. */
+static ck_status write_plot(const nn_session *s, const ck_result *result) {
+  const ck__history *kept = s->log.rows;
+  size_t count = kept->count, every = ck__history_show_every(count), used = 0;
+  double *rows = malloc((count ? count : 1) * ROW_WIDTH * sizeof *rows);
+  if (!rows)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s",
+                    s->job.plot);
+  for (size_t i = 0; i < count; ++i) {
+    if (i % every && i + 1 != count)
+      continue;
+    double *row = rows + used++ * ROW_WIDTH;
+    memcpy(row, kept->entries[0] + i * ROW_WIDTH, ROW_WIDTH * sizeof *row);
+    for (size_t c = ROW_TRAIN_ACCURACY; c < ROW_WIDTH; c += 2)
+      row[c] *= 100;
+  }
+  static const char *const sets[] = {"train", "validation", "test"};
+  const ck_nn_config *config = &s->job.config;
+  char loss[64];
+  snprintf(loss, sizeof loss, "loss (%s)",
+           ck__field_word_of(&ck__nn_fields[CK__NN_LOSS], config->loss));
+  ck__plot_series series[6];
+  size_t series_count = 0;
+  for (int accuracy = 0; accuracy < 2; ++accuracy)
+    for (size_t set = 0; set < 3; ++set) {
+      const double *y = rows + ROW_TRAIN_LOSS + 2 * set + (size_t)accuracy;
+      int present = 0;
+      for (size_t i = 0; i < used; ++i)
+        present |= !isnan(y[i * ROW_WIDTH]);
+      if (present)
+        series[series_count++] =
+            (ck__plot_series){.name = sets[set],
+                              .axis = accuracy ? "accuracy (%)" : loss,
+                              .x = rows + ROW_EPOCH,
+                              .y = y,
+                              .count = used,
+                              .stride = ROW_WIDTH};
+    }
+  char what[300], layers[CK_NN_MAX_LAYERS * 24 + 24] = "", details[300];
+  for (size_t l = 0, at = 0; l < config->layer_count; ++l)
+    at += (size_t)snprintf(layers + at, sizeof layers - at, "%s%zu",
+                           l ? "," : "", config->sizes[l]);
+  snprintf(what, sizeof what, "%s, layers %s", s->job.train, layers);
+  char batch[32] = "all";
+  if (config->batch)
+    snprintf(batch, sizeof batch, "%zu", config->batch);
+  snprintf(
+      details, sizeof details, "%s · lr %g · batch %s · %u epochs in %.3g s",
+      ck__field_word_of(&ck__nn_fields[CK__NN_OPTIMIZER], config->optimizer),
+      config->learning_rate, batch, s->report.epochs, s->report.wall_s);
+  const ck__plot plot = {.result = result,
+                         .what = what,
+                         .details = details,
+                         .x_label = "epoch",
+                         .top_label = "time (s)",
+                         .top_x = rows + ROW_EPOCH,
+                         .top_value = rows + ROW_SECONDS,
+                         .top_count = used,
+                         .top_stride = ROW_WIDTH,
+                         .series = series,
+                         .series_count = series_count};
+  ck_status status = ck__plot_write(s->job.plot, &plot);
+  free(rows);
+  return status;
+}
+
 static ck_status nn_run(const ck_device *device, const ck_param *params,
                         size_t count, const ck_run_options *options,
                         ck_result *result) {
@@ -1141,6 +1239,13 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   s.seed = s.job.config.seed;
   s.training = s.job.train != NULL;
   s.train_format = CK__DATASET_UNKNOWN;
+  ck__history epochs = {0};
+  if (s.job.plot) {
+    static const size_t row[] = {ROW_WIDTH};
+    CK_TRY(ck__history_init(&epochs, CK__HISTORY_SAMPLE, 1, row,
+                            "the epochs' statistics"));
+    s.log.rows = &epochs;
+  }
   CK_TRY(load_training(device, &s));
   if (s.training && !s.job.load)
     CK_TRY(build_network(device, &s));
@@ -1177,7 +1282,11 @@ static ck_status nn_run(const ck_device *device, const ck_param *params,
   CK_TRY(report_run(&s, result));
   if (s.nn->spread)
     CK_TRY(ck__nn_spread_report(s.nn, result));
+  /* A spread run's outputs are written once, by rank 0. */
+  if (s.job.plot && ck__nn_spread_rank(s.nn) == 0)
+    CK_TRY_OUTPUT("plot", write_plot(&s, result));
 fail:
+  ck__history_free(&epochs);
   free(s.log.trace);
   ck_dataset_free(&s.predict);
   ck_dataset_free(&s.whole);

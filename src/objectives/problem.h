@@ -381,9 +381,13 @@ void ck__evaluation_destroy(ck__evaluation *evaluation);
        .field = &(fields)[CK__PROBLEM_CHECK_EVERY], .config = owner},          \
       {"out", "FILE", "write the best position, one value a line",             \
        .field = NULL, .format = "text"},                                       \
+      {"trace", "FILE", "write a CSV of the best value per " step,             \
+       .field = NULL, .format = "csv"},                                        \
   {                                                                            \
-    "trace", "FILE", "write a CSV of the best value per " step,                \
-        .field = NULL, .format = "csv"                                         \
+    "plot", "FILE",                                                            \
+        "chart the best value over time, " step "s along the top: FILE.svg "   \
+        "or FILE.png",                                                         \
+        .field = NULL, .format = "chart"                                       \
   }
 
 typedef struct ck__problem_job {
@@ -392,12 +396,12 @@ typedef struct ck__problem_job {
   char *source;
   double *lo, *hi;
   int stop_by_count; /* 0 when only a target, a clock or evals stop */
-  const char *out, *trace;
+  const char *out, *trace, *plot;
 } ck__problem_job;
 
 /* Reads the shared options that name files or depend on them (--fn,
- * --objective, --data, --lo, --hi, --out, --trace) over the settings read
- * from the other options (a spec of the config, ck__options_read).
+ * --objective, --data, --lo, --hi, --out, --trace, --plot) over the settings
+ * read from the other options (a spec of the config, ck__options_read).
  * `count_option` names the step-count option ("iters", "gens").
  * Errors are CK_ERROR_INVALID_ARGUMENT naming the option, or the reader's
  * status (CK_ERROR_NOT_FOUND, _IO, _PARSE) after "option --data: " for a
@@ -411,6 +415,19 @@ void ck__problem_job_release(ck__problem_job *job);
  * that no evaluation gave a finite value, or that the best is -inf or
  * below the run's precision (then nothing is written). */
 ck_status ck__problem_best_check(const ck__problem_job *job, double best);
+
+/* The chart of an optimiser's run (--plot at job->plot): its history's
+ * entries that --trace writes (entry i is step i x stride, count in all),
+ * each at the time its timeline gives (ck__loop_rules.timeline). columns
+ * holds column_count arrays of count values, names their names; the
+ * value over seconds, steps ("iteration") along the top. details goes on
+ * the subtitle. */
+ck_status ck__problem_plot(const ck__problem_job *job, const ck_result *result,
+                           const char *step, const char *details,
+                           const double *const *columns,
+                           const char *const *names, size_t column_count,
+                           size_t count, uint64_t stride,
+                           const ck__history *timeline);
 
 /* The problem options that name files a run writes (NULL-ended). */
 extern const char *const ck__problem_outputs[];

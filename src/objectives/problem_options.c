@@ -11,6 +11,7 @@
 
 #include "ck_objectives.h"
 #include "framework/framework.h"
+#include "framework/plot.h"
 #include "objectives/problem.h"
 
 /* Parses "x" or "x,y,..." into dim values. */
@@ -173,20 +174,23 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   CK_TRY(read_domain(params, count, info, job));
   job->out = ck__param_find(params, count, "out");
   job->trace = ck__param_find(params, count, "trace");
+  CK_TRY(ck__plot_option(params, count, &job->plot));
   return CK_OK;
 fail:
   ck__problem_job_release(job);
   return status;
 }
 
-const char *const ck__problem_outputs[] = {"out", "trace", NULL};
+const char *const ck__problem_outputs[] = {"out", "trace", "plot", NULL};
 
 ck_status ck__problem_options_check(const ck_param *params, size_t count) {
   ck_status status;
   const char *function = ck__param_find(params, count, "fn");
   const ck_objective_info *info = NULL;
+  const char *plot = NULL;
   static const char *const reads[] = {"objective", "data", NULL};
-  if ((status = ck__param_files_apart(params, count, reads, ck__problem_outputs,
+  if ((status = ck__plot_option(params, count, &plot)) ||
+      (status = ck__param_files_apart(params, count, reads, ck__problem_outputs,
                                       NULL, NULL)))
     return status;
   if (function && (status = ck_objective_find(function, &info)))

@@ -267,7 +267,9 @@ ck_status ck_pso_run(ck_pso *pso, ck_pso_report *report) {
                           .progress_user = config->progress_user,
                           .step_name = "iterations",
                           .best_name = "best",
-                          .cancelled = "PSO cancelled after %lld steps"};
+                          .cancelled = "PSO cancelled after %lld steps",
+                          .timeline = pso->timeline,
+                          .timeline_from = pso->iterations};
   ck__loop_driver driver = {pso, run_step, run_read, NULL};
   /* A spread run reads where its processes agree, and the clock is
    * theirs. */

@@ -183,6 +183,9 @@ struct ck_pso {
   double build_seconds;
   ck__pso_spread *spread; /* a spread swarm's members (pso_spread.c) */
   ck__spread_clock clock; /* a spread run's reads in ck_pso_run */
+  /* Where ck_pso_run keeps its reads' times (ck__loop_rules.timeline),
+   * borrowed; NULL: nowhere. */
+  ck__history *timeline;
   /* Host objectives: the positions as the device holds them, row-major,
    * and their values; told: ck_pso_tell has had the initial swarm's. */
   double *host_x, *host_rows, *host_f;

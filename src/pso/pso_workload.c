@@ -12,8 +12,6 @@
 #include "objectives/problem.h"
 #include "pso/pso_internal.h"
 
-enum { TRACE_ROWS = 1000 };
-
 /* "gbest", or "ring:K" with K from 2 to the particles (read before). */
 static ck_status read_topology(const char *text, void *job) {
   ck_pso_config *config = job;
@@ -145,18 +143,23 @@ static ck_status pso_check(const ck_param *params, size_t count) {
   return status ? status : ck__problem_options_check(params, count);
 }
 
-/* About TRACE_ROWS rows of the history, evenly spread, and its last; an
- * entry i is iteration i x stride (the history thins out on long runs). */
+/* The history's count entries, entry i after iteration i x stride (the
+ * history thins out on long runs). */
+static ck_status history_of(ck_pso *pso, const double **history, size_t *count,
+                            uint64_t *stride) {
+  ck_status status = ck_pso_get_history(pso, history, count);
+  return status ? status : ck_pso_get_history_stride(pso, stride);
+}
+
+/* The rows of the history that ck__history_show_every shows. */
 static ck_status write_trace(const char *path, ck_pso *pso) {
   const double *history;
   size_t count;
   uint64_t stride;
-  ck_status status = ck_pso_get_history(pso, &history, &count);
-  if (status == CK_OK)
-    status = ck_pso_get_history_stride(pso, &stride);
+  ck_status status = history_of(pso, &history, &count, &stride);
   if (status)
     return status;
-  size_t every = count > TRACE_ROWS ? (count + TRACE_ROWS - 1) / TRACE_ROWS : 1;
+  size_t every = ck__history_show_every(count);
   size_t capacity = (count / every + 2) * 48 + 32, used = 0;
   char *text = malloc(capacity);
   if (!text)
@@ -171,6 +174,29 @@ static ck_status write_trace(const char *path, ck_pso *pso) {
   return status;
 }
 
+/* --plot: the best value over the run's seconds, the iterations along the
+ * top. */
+static ck_status write_plot(const ck__problem_job *job, ck_pso *pso,
+                            const ck_result *result,
+                            const ck_pso_config *config,
+                            const ck_pso_report *report,
+                            const ck__history *timeline) {
+  const double *history;
+  size_t count;
+  uint64_t stride;
+  ck_status status = history_of(pso, &history, &count, &stride);
+  if (status)
+    return status;
+  char details[200];
+  snprintf(details, sizeof details, "%zu particles · %llu iterations in %.3g s",
+           config->particles, (unsigned long long)report->iterations,
+           report->wall_s);
+  const double *columns[] = {history};
+  const char *names[] = {"best so far"};
+  return ck__problem_plot(job, result, "iteration", details, columns, names, 1,
+                          count, stride, timeline);
+}
+
 static ck_status pso_run(const ck_device *device, const ck_param *params,
                          size_t count, const ck_run_options *options,
                          ck_result *result) {
@@ -180,12 +206,19 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   ck_pso *pso = NULL;
   double *position = NULL;
   ck_pso_report report;
+  ck__history timeline = {0};
   if ((status = job_parse(params, count, options, &job, &config)))
     return status;
   if (options->spread)
     CK_TRY(ck_pso_create_spread(options->spread, &config, &pso));
   else
     CK_TRY(ck_pso_create(device, &config, &pso));
+  if (job.plot) {
+    static const size_t row[] = {2};
+    CK_TRY(ck__history_init(&timeline, CK__HISTORY_SAMPLE, 1, row,
+                            "the times of the run's reads"));
+    pso->timeline = &timeline;
+  }
   CK_TRY(ck_pso_run(pso, &report));
   /* A spread run's outputs are written once, by rank 0. */
   int writes = ck__pso_spread_rank(ck__pso_spread_of(pso)) == 0;
@@ -225,7 +258,11 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
     ck__result_metric(result, "target_iteration",
                       (double)report.target_iteration, "");
   CK_TRY(ck__problem_result(result, &job, position, dim, options));
+  if (job.plot && writes)
+    CK_TRY_OUTPUT("plot",
+                  write_plot(&job, pso, result, &config, &report, &timeline));
 fail:
+  ck__history_free(&timeline);
   free(position);
   ck_pso_destroy(pso);
   ck__problem_job_release(&job);

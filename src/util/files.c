@@ -700,6 +700,7 @@ static const struct {
     {"xyz", "extended XYZ", "xyz extxyz"},
     {"png", "PNG", "png"},
     {"svg", "SVG", "svg"},
+    {"chart", "an SVG or PNG chart", "svg png"},
     {"tour", "a TSPLIB tour", "tour txt"},
     {"gas-checkpoint", "a gas checkpoint", "ckg bin"},
     {"model", "a clkit model or safetensors", "ckn safetensors bin"},

@@ -331,3 +331,48 @@ ck_status ck_param_suggest(const char *word, const char *const *names,
   *nearest = found.best;
   return CK_OK;
 }
+
+const char *ck__text_xml_entity(char c) {
+  return c == '<'    ? "&lt;"
+         : c == '>'  ? "&gt;"
+         : c == '&'  ? "&amp;"
+         : c == '"'  ? "&quot;"
+         : c == '\'' ? "&apos;"
+                     : NULL;
+}
+
+void ck__text_vput(ck__text_buffer *text, const char *format, va_list args) {
+  if (text->failed)
+    return;
+  for (;;) {
+    va_list copy;
+    va_copy(copy, args);
+    size_t room = text->capacity - text->size;
+    int length = vsnprintf(text->data ? text->data + text->size : NULL, room,
+                           format, copy);
+    va_end(copy);
+    if (length < 0) {
+      text->failed = 1;
+      return;
+    }
+    if ((size_t)length < room) {
+      text->size += (size_t)length;
+      return;
+    }
+    size_t capacity = 2 * text->capacity + (size_t)length + 256;
+    char *grown = realloc(text->data, capacity);
+    if (!grown) {
+      text->failed = 1;
+      return;
+    }
+    text->data = grown;
+    text->capacity = capacity;
+  }
+}
+
+void ck__text_put(ck__text_buffer *text, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  ck__text_vput(text, format, args);
+  va_end(args);
+}

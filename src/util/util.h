@@ -7,6 +7,7 @@
 #ifndef CK_UTIL_H
 #define CK_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -393,6 +394,22 @@ long ck__text_invalid_utf8_byte(const char *text);
 /* How much of text, at most `most` bytes, is taken without splitting a
  * UTF-8 sequence: a name cut to fit still ends in a whole character. */
 size_t ck__text_utf8_cut(const char *text, size_t most);
+
+/* A growing text (a JSON object, an SVG). A zeroed one is empty; a
+ * failed allocation or format sets failed, and later puts do nothing.
+ * Once anything is put, data is NUL-terminated and the caller's to free. */
+typedef struct ck__text_buffer {
+  char *data;
+  size_t size, capacity;
+  int failed;
+} ck__text_buffer;
+void ck__text_put(ck__text_buffer *text, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+void ck__text_vput(ck__text_buffer *text, const char *format, va_list args);
+
+/* The entity XML writes for c where c is one of its five special
+ * characters (<, >, &, ", '), else NULL. */
+const char *ck__text_xml_entity(char c);
 
 /* The most characters of input a message quotes (then "..."). */
 #define CK__TEXT_QUOTE_MAX 40
