@@ -3,10 +3,12 @@
  * device: runs on a session's device equal runs on the plain device; a
  * second run reuses the kept queue, programs and buffers; one objective
  * read from two files builds once, and its build errors name its file;
- * two queues of one device at once; a failed run leaves the session
- * usable; a destroyed session refuses its devices while its queues live
- * on; and the arguments refused.
+ * two queues of one device at once; rounds of runs at once build each
+ * program once and make no queue after the first; a failed run leaves the
+ * session usable; a destroyed session refuses its devices while its
+ * queues live on; and the arguments refused.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -225,18 +227,13 @@ static void queues(const ck_device *plain) {
         ck_program_build(first, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &p));
     CHECK_OK(
         ck_program_build(second, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &q));
+    /* The kept one serves both queues at once. */
     if (q && ck_program_query(q, &stats) == CK_OK)
-      CHECK(!stats.from_session); /* the kept one is lent to p */
-    ck_program_destroy(q);
-    q = NULL;
-    CHECK_OK(
-        ck_program_build(second, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &q));
-    ck_program_destroy(p);
-    p = NULL;
-    CHECK_OK(
-        ck_program_build(second, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &p));
-    if (p && ck_program_query(p, &stats) == CK_OK)
       CHECK(stats.from_session);
+    ck_kernel *kernel = NULL;
+    if (q)
+      CHECK_OK(ck_kernel_create(q, "ck_selfcheck_generate", &kernel));
+    ck_kernel_destroy(kernel);
     ck_program_destroy(p);
     ck_program_destroy(q);
   }
@@ -259,6 +256,86 @@ static void queues(const ck_device *plain) {
   }
   ck_buffer_destroy(a);
   ck_queue_destroy(first);
+}
+
+/* Runs at once on one device: ROUND_RUNS threads, ROUNDS times. */
+enum { ROUND_RUNS = 4, ROUNDS = 3 };
+
+static const ck_param round_params[] = {
+    {"fn", "rastrigin"}, {"dim", "3"}, {"particles", "32"}, {"iters", "5"}};
+
+typedef struct racer {
+  const ck_device *device;
+  pthread_barrier_t *start;
+  ck_status status;
+  double best;
+} racer;
+
+static void *race(void *argument) {
+  racer *self = argument;
+  const ck_workload *pso = NULL;
+  ck_result result;
+  ck_run_options options = {.seed = 7}; /* as pso_best's */
+  pthread_barrier_wait(self->start);
+  self->status = ck_workload_find("pso", &pso);
+  if (self->status == CK_OK)
+    self->status = ck_workload_run(pso, self->device, round_params,
+                                   sizeof round_params / sizeof *round_params,
+                                   &options, &result);
+  if (self->status == CK_OK) {
+    self->best = result.best;
+    ck_result_release(&result);
+  }
+  return NULL;
+}
+
+/* Rounds of runs at once on a session's device: a kept program serves
+ * them all, so each is built once, by the first round; and the queues
+ * made beside the kept one for the first round serve the later ones. */
+static void rounds(const ck_device *plain) {
+  const ck_device *devices = NULL;
+  printf("rounds of runs at once on a session of %s\n", plain->id);
+  ck_session *alone = session_of(plain, &devices);
+  if (!alone)
+    return;
+  double best = pso_best(&devices[0], round_params, 4, NULL);
+  ck_session_stats once = stats_of(alone);
+  ck_session_destroy(alone);
+  ck_session *session = session_of(plain, &devices);
+  if (!session)
+    return;
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, ROUND_RUNS);
+  racer racers[ROUND_RUNS];
+  pthread_t threads[ROUND_RUNS];
+  ck_session_stats first = {0};
+  for (int round = 0; round < ROUNDS; ++round) {
+    for (int i = 0; i < ROUND_RUNS; ++i) {
+      racers[i] = (racer){.device = &devices[0], .start = &start, .best = NAN};
+      pthread_create(&threads[i], NULL, race, &racers[i]);
+    }
+    for (int i = 0; i < ROUND_RUNS; ++i) {
+      pthread_join(threads[i], NULL);
+      CHECK_MSG(racers[i].status == CK_OK && racers[i].best == best,
+                "round %d, run %d: status %d, best %g of %g", round, i,
+                (int)racers[i].status, racers[i].best, best);
+    }
+    if (round == 0)
+      first = stats_of(session);
+  }
+  pthread_barrier_destroy(&start);
+  ck_session_stats last = stats_of(session);
+  CHECK_MSG(once.programs_built >= 1 &&
+                last.programs_built == once.programs_built,
+            "a run builds %llu programs; %d rounds of %d runs built %llu",
+            once.programs_built, ROUNDS, ROUND_RUNS, last.programs_built);
+  CHECK_MSG(last.queues_made == first.queues_made &&
+                last.queues_made <= ROUND_RUNS,
+            "%llu queues made by the first round, %llu by %d",
+            first.queues_made, last.queues_made, ROUNDS);
+  CHECK(last.runs == ROUNDS * ROUND_RUNS);
+  CHECK(last.programs == once.programs);
+  ck_session_destroy(session);
 }
 
 static void arguments(void) {
@@ -298,6 +375,7 @@ int main(void) {
   if (opencl >= 0) {
     runs(&set.devices[opencl]);
     queues(&set.devices[opencl]);
+    rounds(&set.devices[opencl]);
     user_objective(&set.devices[opencl]);
     kernel_dir(&set.devices[opencl]);
   }

@@ -11,9 +11,11 @@
  *
  * What a session keeps:
  *   - per device, one queue, lent to one queue of the caller at a time;
- *     another queue made meanwhile is new, in the same OpenCL context;
+ *     another queue made meanwhile is new, in the same OpenCL context,
+ *     and is kept once destroyed, for the next call at the same time;
  *   - per device, built programs, keyed as the binary cache keys them
- *     (source, options, device), each lent to one program at a time;
+ *     (source, options, device), each serving every queue of the device
+ *     at once; runs at the same time build a program once;
  *   - per device, the buffers the last run destroyed, handed to a later
  *     ck_buffer_create() of the same size (not on ref). A buffer's
  *     contents are undefined, as ever.

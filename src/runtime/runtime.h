@@ -340,8 +340,10 @@ ck_status ck__cuda_use_device(const ck_queue *queue);
  * array: makes every later launch of kernel (built for the queue's
  * device) get `bytes` of it, up to the device's opt-in limit
  * (ck_device.local_memory_opt_in, over the 48 KB a kernel may declare
- * itself). Errors: CK_ERROR_INVALID_ARGUMENT past the limit,
- * CK_ERROR_DEVICE with CUDA's reason. */
+ * itself). The limit it raises is the program's, which a session lends to
+ * runs at once: bytes must follow from the program's defines. Errors:
+ * CK_ERROR_INVALID_ARGUMENT past the limit, CK_ERROR_DEVICE with CUDA's
+ * reason. */
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
 
 /* How many blocks of `threads` threads of a CUDA kernel (with the shared

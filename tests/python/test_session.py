@@ -1,11 +1,12 @@
 """clkit.Session: runs on a session equal the command's; what a session
 keeps and reuses (its stats); errors it survives; closing; the default
-sessions."""
+sessions; calls at once."""
 import copy
 import os
 import pickle
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -259,3 +260,43 @@ def test_a_forked_child_makes_its_own_default_session():
     os.waitpid(child, 0)
     assert answer == b"ok"
     assert _session.default_session("test", "ref") is parent
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_calls_at_once_build_each_program_once():
+    """Rounds of calls at once on one session: a kept program serves every
+    queue of its device, so each is built once, and the queues the first
+    round made serve the later rounds."""
+    threads, rounds = 4, 3
+    options = dict(dim=3, particles=16, iters=5, seed=2)
+    with clkit.Session(OPENCL) as alone:
+        expected = clkit.pso.minimize(SOURCE, -2, 2, session=alone,
+                                      **options)
+        built = alone.stats()["programs_built"]
+    with clkit.Session(OPENCL) as session:
+        made = []
+        for _ in range(rounds):
+            start = threading.Barrier(threads)
+            results = [None] * threads
+
+            def call(index):
+                start.wait()
+                results[index] = clkit.pso.minimize(
+                    SOURCE, -2, 2, session=session, **options)
+
+            workers = [threading.Thread(target=call, args=(index,))
+                       for index in range(threads)]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            assert [result.fun for result in results] == \
+                [expected.fun] * threads
+            made.append(session.stats()["queues_made"])
+        stats = session.stats()
+    assert built >= 1
+    assert stats["programs_built"] == built
+    assert stats["runs"] == threads * rounds
+    assert made[0] <= threads and made == [made[0]] * rounds
+
+
