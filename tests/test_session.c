@@ -6,7 +6,8 @@
  * two queues of one device at once; rounds of runs at once build each
  * program once and make no queue after the first; a failed run leaves the
  * session usable; a destroyed session refuses its devices while its
- * queues live on; and the arguments refused.
+ * queues live on, and a run that destroys its own session finishes; and
+ * the arguments refused.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -338,6 +339,43 @@ static void rounds(const ck_device *plain) {
   ck_session_destroy(session);
 }
 
+/* Destroys the session user points at, at the run's first check. */
+static int destroy_session(void *user, const ck_progress *progress) {
+  (void)progress;
+  ck_session **session = user;
+  if (*session)
+    CHECK_OK(ck_session_destroy(*session));
+  *session = NULL;
+  return 0;
+}
+
+/* A progress callback that destroys the run's session, before the run
+ * has made its queue: the run finishes, and a later one is refused. */
+static void destroyed_by_the_run(const ck_device *plain) {
+  const ck_device *devices = NULL;
+  printf("a run that destroys its session of %s\n", plain->id);
+  ck_session *session = session_of(plain, &devices);
+  if (!session)
+    return;
+  ck_device copy = devices[0];
+  const ck_workload *pso = NULL;
+  ck_result result;
+  ck_run_options options = {
+      .seed = 7, .progress = destroy_session, .progress_user = &session};
+  CHECK_OK(ck_workload_find("pso", &pso));
+  ck_status status =
+      ck_workload_run(pso, &copy, round_params, 4, &options, &result);
+  CHECK_OK(status);
+  CHECK(session == NULL);
+  if (status == CK_OK) {
+    CHECK(result.best == pso_best(plain, round_params, 4, NULL));
+    ck_result_release(&result);
+  }
+  options.progress = NULL;
+  CHECK_INVALID(ck_workload_run(pso, &copy, round_params, 4, &options, &result),
+                "was destroyed");
+}
+
 static void arguments(void) {
   ck_session *session = NULL;
   ck_session_stats stats;
@@ -372,10 +410,12 @@ int main(void) {
   arguments();
   runs(&set.devices[0]);
   queues(&set.devices[0]);
+  destroyed_by_the_run(&set.devices[0]);
   if (opencl >= 0) {
     runs(&set.devices[opencl]);
     queues(&set.devices[opencl]);
     rounds(&set.devices[opencl]);
+    destroyed_by_the_run(&set.devices[opencl]);
     user_objective(&set.devices[opencl]);
     kernel_dir(&set.devices[opencl]);
   }

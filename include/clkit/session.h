@@ -70,8 +70,10 @@ ck_status ck_session_create(const char *selector, ck_session **session);
 
 /*
  * ck_session_destroy - close a session. Calls that use it after (a device
- * of it, or a copy) fail with CK_ERROR_INVALID_ARGUMENT. Queues and
- * objects made on it that still live keep working; what they hold is
+ * of it, or a copy) fail with CK_ERROR_INVALID_ARGUMENT. A
+ * ck_workload_run() under way on it finishes, whichever thread or
+ * callback destroyed it; the queues it makes after are its own. Queues
+ * and objects made on it that still live keep working; what they hold is
  * released when the last is destroyed. Everything else the session kept
  * is released now. NULL is a no-op. Returns: CK_OK.
  */

@@ -352,15 +352,40 @@ ck_status ck_session_query(const ck_session *session, ck_session_stats *stats) {
   return CK_OK;
 }
 
-ck_status ck__session_check(const ck_device *device, int run) {
-  if (!device->session)
-    return CK_OK;
-  pthread_mutex_lock(&lock);
-  ck_session *session = find(device->session);
-  if (session && run)
-    ++session->stats.runs;
-  pthread_mutex_unlock(&lock);
-  return session ? CK_OK : destroyed(device);
+_Thread_local ck_session *ck__session_running;
+
+ck_status ck__session_run_begin(const ck_device *device, ck_session **outer) {
+  ck_session *session = NULL;
+  *outer = ck__session_running;
+  if (device->session) {
+    pthread_mutex_lock(&lock);
+    session = find(device->session);
+    if (session) {
+      ++session->stats.runs;
+      ++session->references;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!session)
+      return destroyed(device);
+  }
+  ck__session_running = session;
+  return CK_OK;
+}
+
+void ck__session_run_end(ck_session *outer) {
+  ck_session *session = ck__session_running;
+  ck__session_running = outer;
+  if (session)
+    release(session);
+}
+
+/* Under the lock: the session of number id for a queue of the calling
+ * thread: a live one, or the one its run began on, though destroyed. */
+static ck_session *find_for_queue(unsigned long long id) {
+  ck_session *session = find(id);
+  if (!session && ck__session_running && ck__session_running->id == id)
+    session = ck__session_running;
+  return session;
 }
 
 /* Under the lock: a spare queue of home's state for queue, which it then
@@ -380,7 +405,7 @@ static int spare_lend(ck__session_device *kept, ck_queue *queue) {
 ck_status ck__session_queue_take(ck_queue *queue) {
   ck_status status = CK_OK;
   pthread_mutex_lock(&lock);
-  ck_session *session = find(queue->device.session);
+  ck_session *session = find_for_queue(queue->device.session);
   ck__session_device *kept = session ? share_of(session, &queue->device) : NULL;
   if (!kept) {
     pthread_mutex_unlock(&lock);
@@ -389,6 +414,12 @@ ck_status ck__session_queue_take(ck_queue *queue) {
                       "device %s is not one of session %llu's devices",
                       queue->device.id, queue->device.session);
     return destroyed(&queue->device);
+  }
+  if (session->closed) {
+    /* A run that began before the session was destroyed finishes: the
+     * queues it makes since are its own. */
+    pthread_mutex_unlock(&lock);
+    return queue->ops->create(queue);
   }
   ++session->references;
   queue->kept = kept;

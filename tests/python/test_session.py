@@ -1,6 +1,6 @@
 """clkit.Session: runs on a session equal the command's; what a session
-keeps and reuses (its stats); errors it survives; closing; the default
-sessions; calls at once."""
+keeps and reuses (its stats); errors it survives; closing, from a call's
+own callbacks too; the default sessions; calls at once."""
 import copy
 import os
 import pickle
@@ -260,6 +260,67 @@ def test_a_forked_child_makes_its_own_default_session():
     os.waitpid(child, 0)
     assert answer == b"ok"
     assert _session.default_session("test", "ref") is parent
+
+
+def _closing_runs(device, close):
+    """A run on a session of device that closes its session where close
+    says, and the same run on a session left open."""
+    options = dict(dim=2, particles=16, iters=8, seed=3)
+    with clkit.Session(device) as open_session:
+        expected = clkit.pso.minimize(sphere_objective, -1, 1,
+                                      session=open_session, **options)
+    session = clkit.Session(device)
+    result = close(session, options)
+    return session, result, expected
+
+
+def sphere_objective(X):
+    return (X * X).sum(axis=1)
+
+
+def _close_from_progress(session, options):
+    return clkit.pso.minimize(sphere_objective, -1, 1, session=session,
+                              progress=lambda progress: session.close(),
+                              **options)
+
+
+def _close_from_the_objective(session, options):
+    def objective(X):
+        session.close()
+        return sphere_objective(X)
+    return clkit.pso.minimize(objective, -1, 1, session=session, **options)
+
+
+def _close_from_another_thread(session, options):
+    """Another thread closes the session while the run waits in its
+    objective."""
+    closed = threading.Event()
+    closer = threading.Thread(target=lambda: (session.close(), closed.set()))
+
+    def objective(X):
+        if not closer.is_alive() and not closed.is_set():
+            closer.start()
+            assert closed.wait(30)
+        return sphere_objective(X)
+
+    result = clkit.pso.minimize(objective, -1, 1, session=session, **options)
+    closer.join()
+    return result
+
+
+@pytest.mark.parametrize("close", [_close_from_progress,
+                                   _close_from_the_objective,
+                                   _close_from_another_thread],
+                         ids=["progress", "objective", "thread"])
+def test_a_run_closing_its_session_finishes(device, close):
+    """One rule wherever the session is closed during a run: the run under
+    way finishes, as on a session left open; later calls are refused."""
+    session, result, expected = _closing_runs(device, close)
+    assert session.closed
+    assert result.fun == expected.fun
+    assert result.x.tolist() == expected.x.tolist()
+    with pytest.raises(clkit.ArgumentError, match="closed"):
+        clkit.pso.minimize("sphere", session=session, **SMALL)
 
 
 @pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
