@@ -6,11 +6,13 @@
  * two queues of one device at once; rounds of runs at once build each
  * program once and make no queue after the first; a failed run leaves the
  * session usable; a destroyed session refuses its devices while its
- * queues live on, and a run that destroys its own session finishes; and
- * the arguments refused.
+ * queues live on, and a run that destroys its own session finishes; a
+ * child forked after OpenCL was used is refused OpenCL at once, and runs
+ * ref; and the arguments refused.
  */
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -376,6 +378,79 @@ static void destroyed_by_the_run(const ck_device *plain) {
                 "was destroyed");
 }
 
+/* The child's share of forked(): 0, or the first check that failed. */
+static int forked_child(const ck_device *plain, ck_session *session,
+                        const ck_device *kept, ck_queue *queue) {
+  const char *message = "";
+  ck_buffer *buffer = NULL;
+  ck_queue *made = NULL;
+  ck_device_set set;
+  ck_session *own = NULL;
+  if (ck_queue_create(plain, &made) != CK_ERROR_UNSUPPORTED)
+    return 1;
+  ck_error_get_last(&message);
+  if (!strstr(message, plain->id) || !strstr(message, "forked") ||
+      !strstr(message, "exec"))
+    return 2;
+  if (ck_buffer_create(queue, 64, &buffer) != CK_ERROR_UNSUPPORTED ||
+      ck_queue_finish(queue) != CK_ERROR_UNSUPPORTED)
+    return 3;
+  if (ck_device_enumerate(&set) != CK_ERROR_UNSUPPORTED ||
+      ck_session_create(plain->id, &own) != CK_ERROR_UNSUPPORTED)
+    return 4;
+  const ck_workload *pso = NULL;
+  ck_result result;
+  if (ck_workload_find("pso", &pso) != CK_OK ||
+      ck_workload_run(pso, kept, round_params, 4, NULL, &result) !=
+          CK_ERROR_UNSUPPORTED)
+    return 5;
+  /* What the parent made is let go of without a call into OpenCL. */
+  ck_queue_destroy(queue);
+  ck_session_destroy(session);
+  /* ref runs, its devices listed alone. */
+  if (ck_session_create("ref", &own) != CK_OK)
+    return 6;
+  const ck_device *ref = NULL;
+  size_t count = 0;
+  ck_session_get_devices(own, &ref, &count);
+  if (ck_workload_run(pso, &ref[0], round_params, 4, NULL, &result) != CK_OK)
+    return 7;
+  ck_result_release(&result);
+  ck_session_destroy(own);
+  return 0;
+}
+
+/* A child forked after OpenCL was used: every OpenCL call fails at once,
+ * naming the fork and the way round it, where it would wait forever for
+ * the runtime's threads (PoCL's), which the child lacks. An alarm ends a
+ * child that hangs, which fails the check. */
+static void forked(const ck_device *plain) {
+  const ck_device *devices = NULL;
+  printf("a child forked after %s was used\n", plain->id);
+  ck_session *session = session_of(plain, &devices);
+  if (!session)
+    return;
+  CHECK(pso_best(&devices[0], round_params, 4, NULL) >= 0);
+  ck_queue *queue = NULL;
+  CHECK_OK(ck_queue_create(plain, &queue));
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child == 0) {
+    alarm(60);
+    _exit(forked_child(plain, session, &devices[0], queue));
+  }
+  int status = 0;
+  CHECK(child > 0 && waitpid(child, &status, 0) == child);
+  CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child %s %d",
+            WIFEXITED(status) ? "failed check" : "got signal",
+            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+  /* The parent's OpenCL goes on. */
+  CHECK(pso_best(&devices[0], round_params, 4, NULL) >= 0);
+  ck_queue_destroy(queue);
+  ck_session_destroy(session);
+}
+
 static void arguments(void) {
   ck_session *session = NULL;
   ck_session_stats stats;
@@ -418,6 +493,8 @@ int main(void) {
     destroyed_by_the_run(&set.devices[opencl]);
     user_objective(&set.devices[opencl]);
     kernel_dir(&set.devices[opencl]);
+    if (set.devices[opencl].backend == CK_BACKEND_OPENCL)
+      forked(&set.devices[opencl]);
   }
   ck_device_set_free(&set);
   remove_tree(work_dir);

@@ -64,7 +64,9 @@ typedef struct ck_session_stats {
  * with ck_session_destroy()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL session or a
  * malformed selector; CK_ERROR_NOT_FOUND when a term matches no device
- * (the message lists those there are); CK_ERROR_OUT_OF_MEMORY.
+ * (the message lists those there are); CK_ERROR_UNSUPPORTED where the
+ * selector needs OpenCL in a process forked after it called into OpenCL
+ * (clkit/queue.h); CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_session_create(const char *selector, ck_session **session);
 

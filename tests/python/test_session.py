@@ -1,11 +1,13 @@
 """clkit.Session: runs on a session equal the command's; what a session
 keeps and reuses (its stats); errors it survives; closing, from a call's
-own callbacks too; the default sessions; calls at once."""
+own callbacks too; the default sessions; forked children; calls at once."""
 import copy
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -360,4 +362,115 @@ def test_calls_at_once_build_each_program_once():
     assert stats["runs"] == threads * rounds
     assert made[0] <= threads and made == [made[0]] * rounds
 
+
+def _python(code, timeout=120):
+    """Runs code in a new Python, in a process group of its own; one that
+    has not ended by timeout (a child that hangs) is killed with its
+    group, and fails the test rather than hanging it."""
+    process = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"the process hung: {textwrap.dedent(code)}")
+    assert process.returncode == 0, stderr
+    return stdout
+
+
+FORKED = """
+    import os, time, clkit
+    SMALL = dict(dim=2, particles=16, iters=4, seed=3)
+    opencl = {opencl!r}
+    parent = clkit.pso.minimize("sphere", device=opencl, **SMALL)
+    ref = clkit.pso.minimize("sphere", device="ref", **SMALL)
+"""
+
+
+@pytest.mark.skipif(not OPENCL or not hasattr(os, "fork"),
+                    reason="no OpenCL device, or no fork")
+def test_a_forked_child_is_refused_opencl_at_once():
+    """A child forked after its parent used OpenCL (PoCL) would hang in
+    the runtime: its OpenCL calls raise clkit.Error at once, naming the
+    cause and the fix. ref works there, and the parent goes on."""
+    out = _python(FORKED.format(opencl=OPENCL) + """
+    child = os.fork()
+    if child == 0:
+        code = 0
+        for call in (lambda: clkit.pso.minimize("sphere", device=opencl,
+                                                **SMALL),
+                     lambda: clkit.Session(opencl),
+                     lambda: clkit.nn.MLP((4,), device=opencl).fit(
+                         [[0.0], [1.0]], [0, 1])):
+            start = time.monotonic()
+            try:
+                call()
+                code = 1
+            except clkit.Error as error:
+                if "forked" not in str(error) or "'spawn'" not in str(error) \\
+                        or error.status != "CK_ERROR_UNSUPPORTED" or \\
+                        isinstance(error, clkit.ArgumentError) or \\
+                        time.monotonic() - start > 5:
+                    code = 2
+        again = clkit.pso.minimize("sphere", device="ref", **SMALL)
+        os._exit(code or (0 if again.fun == ref.fun else 3))
+    _, status = os.waitpid(child, 0)
+    print(os.waitstatus_to_exitcode(status))
+    print(clkit.pso.minimize("sphere", device=opencl, **SMALL).fun ==
+          parent.fun)
+    """)
+    assert out.split() == ["0", "True"]
+
+
+@pytest.mark.skipif(not OPENCL or not hasattr(os, "fork"),
+                    reason="no OpenCL device, or no fork")
+def test_multiprocessing_fork_workers():
+    """multiprocessing's fork start method: a worker's OpenCL call raises
+    clkit.Error in the parent, naming the start methods that work; its
+    ref calls run."""
+    out = _python(FORKED.format(opencl=OPENCL) + """
+    import multiprocessing
+
+    def work(device):
+        return clkit.pso.minimize("sphere", device=device, **SMALL).fun
+
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        print(pool.map(work, ["ref", "ref"]) == [ref.fun, ref.fun])
+        try:
+            pool.apply(work, (opencl,))
+            print("ran")
+        except clkit.Error as error:
+            print("'forkserver'" in str(error))
+    """)
+    assert out.split() == ["True", "True"]
+
+
+@pytest.mark.skipif(not OPENCL or not hasattr(os, "fork"),
+                    reason="no OpenCL device, or no fork")
+def test_joblib_fork_workers():
+    """joblib's multiprocessing backend forks too: cross_val_score of an
+    MLP on OpenCL raises clkit.Error rather than hanging; on ref it
+    scores."""
+    pytest.importorskip("sklearn")
+    out = _python(FORKED.format(opencl=OPENCL) + """
+    import numpy as np
+    from joblib import parallel_backend
+    from sklearn.model_selection import cross_val_score
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with parallel_backend("multiprocessing"):
+        scores = cross_val_score(clkit.nn.MLP((4,), device="ref", epochs=2,
+                                              seed=1), X, y, cv=2, n_jobs=2)
+        print(len(scores))
+        try:
+            cross_val_score(clkit.nn.MLP((4,), device=opencl, epochs=2),
+                            X, y, cv=2, n_jobs=2, error_score="raise")
+            print("ran")
+        except clkit.Error as error:
+            print("'spawn'" in str(error))
+    """)
+    assert out.split() == ["2", "True"]
 
