@@ -8,15 +8,14 @@ stateful simulation: the state stays on the device between runs.
 """
 import numbers
 import os
-import tempfile
 import warnings
 
 import numpy as np
 
 from . import _clkit
 from ._session import resolve
-from ._run import (option_params, options_doc, seed_value, whole_number,
-                   xy_rows)
+from ._run import (option_params, options_doc, scratch, seed_value,
+                   whole_number, xy_rows)
 
 __all__ = ["Simulation"]
 
@@ -140,7 +139,7 @@ class Simulation:
                                  f"its sides must be finite and above 0")
         _check_places(positions, sides, options.get("walls"))
         simulation = cls.__new__(cls)
-        with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+        with scratch() as folder:
             path = os.path.join(folder, "particles.xyz")
             _write_xyz(path, positions, velocities)
             simulation._start(device, session, seed, dict(options, box=side),

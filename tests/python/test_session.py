@@ -1,6 +1,7 @@
 """clkit.Session: runs on a session equal the command's; what a session
 keeps and reuses (its stats); errors it survives; closing, from a call's
-own callbacks too; the default sessions; forked children; calls at once."""
+own callbacks too; the default sessions; forked children; calls at once;
+a call's scratch folder when SIGTERM ends the process."""
 import copy
 import os
 import pickle
@@ -474,3 +475,63 @@ def test_joblib_fork_workers():
     """)
     assert out.split() == ["2", "True"]
 
+
+SIGTERMED = """
+    import os, signal, sys, clkit
+    started = []
+
+    def objective(X):
+        if not started:
+            started.append(1)
+            print(signal.getsignal(signal.SIGTERM) is handler, flush=True)
+            print("started", flush=True)
+        return (X * X).sum(axis=1)
+
+    {setup}
+    clkit.pso.minimize(objective, -1, 1, dim=2, particles=8,
+                       iters=10 ** 9, device="ref")
+"""
+
+
+def test_sigterm_mid_call_leaves_no_scratch_folder(tmp_path):
+    """SIGTERM ends a process mid-call as it would without clkit (its
+    status says SIGTERM), and leaves none of the call's files."""
+    code = SIGTERMED.format(setup="handler = signal.SIG_DFL")
+    process = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, TMPDIR=str(tmp_path)))
+    try:
+        process.stdout.readline()
+        assert process.stdout.readline().strip() == "started"
+        assert [entry.name for entry in tmp_path.iterdir()
+                if entry.name.startswith("clkit-")]
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_callers_sigterm_handler_is_left_alone(tmp_path):
+    """A handler of the caller's stays in place during a call; the default
+    is back after it."""
+    setup = ("signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))\n"
+             "    handler = signal.getsignal(signal.SIGTERM)")
+    code = SIGTERMED.format(setup=setup)
+    process = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, TMPDIR=str(tmp_path)))
+    try:
+        assert process.stdout.readline().strip() == "True"
+        assert process.stdout.readline().strip() == "started"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 3, stderr
+    assert list(tmp_path.iterdir()) == []
+    clkit.pso.minimize("sphere", device="ref", **SMALL)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
