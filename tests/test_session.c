@@ -3,11 +3,16 @@
  * device: runs on a session's device equal runs on the plain device; a
  * second run reuses the kept queue, programs and buffers; one objective
  * read from two files builds once, and its build errors name its file;
- * two queues of one device at once; a failed run leaves the session
- * usable; a destroyed session refuses its devices while its queues live
- * on; and the arguments refused.
+ * two queues of one device at once; rounds of runs at once build each
+ * program once and make no queue after the first; a failed run leaves the
+ * session usable; a destroyed session refuses its devices while its
+ * queues live on, and a run that destroys its own session finishes; a
+ * child forked after OpenCL was used is refused OpenCL at once, and runs
+ * ref; and the arguments refused.
  */
+#include <pthread.h>
 #include <stdint.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -225,18 +230,13 @@ static void queues(const ck_device *plain) {
         ck_program_build(first, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &p));
     CHECK_OK(
         ck_program_build(second, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &q));
+    /* The kept one serves both queues at once. */
     if (q && ck_program_query(q, &stats) == CK_OK)
-      CHECK(!stats.from_session); /* the kept one is lent to p */
-    ck_program_destroy(q);
-    q = NULL;
-    CHECK_OK(
-        ck_program_build(second, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &q));
-    ck_program_destroy(p);
-    p = NULL;
-    CHECK_OK(
-        ck_program_build(second, "selfcheck", "-DCK_SELFCHECK_GROUP=1", &p));
-    if (p && ck_program_query(p, &stats) == CK_OK)
       CHECK(stats.from_session);
+    ck_kernel *kernel = NULL;
+    if (q)
+      CHECK_OK(ck_kernel_create(q, "ck_selfcheck_generate", &kernel));
+    ck_kernel_destroy(kernel);
     ck_program_destroy(p);
     ck_program_destroy(q);
   }
@@ -259,6 +259,196 @@ static void queues(const ck_device *plain) {
   }
   ck_buffer_destroy(a);
   ck_queue_destroy(first);
+}
+
+/* Runs at once on one device: ROUND_RUNS threads, ROUNDS times. */
+enum { ROUND_RUNS = 4, ROUNDS = 3 };
+
+static const ck_param round_params[] = {
+    {"fn", "rastrigin"}, {"dim", "3"}, {"particles", "32"}, {"iters", "5"}};
+
+typedef struct racer {
+  const ck_device *device;
+  pthread_barrier_t *start;
+  ck_status status;
+  double best;
+} racer;
+
+static void *race(void *argument) {
+  racer *self = argument;
+  const ck_workload *pso = NULL;
+  ck_result result;
+  ck_run_options options = {.seed = 7}; /* as pso_best's */
+  pthread_barrier_wait(self->start);
+  self->status = ck_workload_find("pso", &pso);
+  if (self->status == CK_OK)
+    self->status = ck_workload_run(pso, self->device, round_params,
+                                   sizeof round_params / sizeof *round_params,
+                                   &options, &result);
+  if (self->status == CK_OK) {
+    self->best = result.best;
+    ck_result_release(&result);
+  }
+  return NULL;
+}
+
+/* Rounds of runs at once on a session's device: a kept program serves
+ * them all, so each is built once, by the first round; and the queues
+ * made beside the kept one for the first round serve the later ones. */
+static void rounds(const ck_device *plain) {
+  const ck_device *devices = NULL;
+  printf("rounds of runs at once on a session of %s\n", plain->id);
+  ck_session *alone = session_of(plain, &devices);
+  if (!alone)
+    return;
+  double best = pso_best(&devices[0], round_params, 4, NULL);
+  ck_session_stats once = stats_of(alone);
+  ck_session_destroy(alone);
+  ck_session *session = session_of(plain, &devices);
+  if (!session)
+    return;
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, ROUND_RUNS);
+  racer racers[ROUND_RUNS];
+  pthread_t threads[ROUND_RUNS];
+  ck_session_stats first = {0};
+  for (int round = 0; round < ROUNDS; ++round) {
+    for (int i = 0; i < ROUND_RUNS; ++i) {
+      racers[i] = (racer){.device = &devices[0], .start = &start, .best = NAN};
+      pthread_create(&threads[i], NULL, race, &racers[i]);
+    }
+    for (int i = 0; i < ROUND_RUNS; ++i) {
+      pthread_join(threads[i], NULL);
+      CHECK_MSG(racers[i].status == CK_OK && racers[i].best == best,
+                "round %d, run %d: status %d, best %g of %g", round, i,
+                (int)racers[i].status, racers[i].best, best);
+    }
+    if (round == 0)
+      first = stats_of(session);
+  }
+  pthread_barrier_destroy(&start);
+  ck_session_stats last = stats_of(session);
+  CHECK_MSG(once.programs_built >= 1 &&
+                last.programs_built == once.programs_built,
+            "a run builds %llu programs; %d rounds of %d runs built %llu",
+            once.programs_built, ROUNDS, ROUND_RUNS, last.programs_built);
+  CHECK_MSG(last.queues_made == first.queues_made &&
+                last.queues_made <= ROUND_RUNS,
+            "%llu queues made by the first round, %llu by %d",
+            first.queues_made, last.queues_made, ROUNDS);
+  CHECK(last.runs == ROUNDS * ROUND_RUNS);
+  CHECK(last.programs == once.programs);
+  ck_session_destroy(session);
+}
+
+/* Destroys the session user points at, at the run's first check. */
+static int destroy_session(void *user, const ck_progress *progress) {
+  (void)progress;
+  ck_session **session = user;
+  if (*session)
+    CHECK_OK(ck_session_destroy(*session));
+  *session = NULL;
+  return 0;
+}
+
+/* A progress callback that destroys the run's session, before the run
+ * has made its queue: the run finishes, and a later one is refused. */
+static void destroyed_by_the_run(const ck_device *plain) {
+  const ck_device *devices = NULL;
+  printf("a run that destroys its session of %s\n", plain->id);
+  ck_session *session = session_of(plain, &devices);
+  if (!session)
+    return;
+  ck_device copy = devices[0];
+  const ck_workload *pso = NULL;
+  ck_result result;
+  ck_run_options options = {
+      .seed = 7, .progress = destroy_session, .progress_user = &session};
+  CHECK_OK(ck_workload_find("pso", &pso));
+  ck_status status =
+      ck_workload_run(pso, &copy, round_params, 4, &options, &result);
+  CHECK_OK(status);
+  CHECK(session == NULL);
+  if (status == CK_OK) {
+    CHECK(result.best == pso_best(plain, round_params, 4, NULL));
+    ck_result_release(&result);
+  }
+  options.progress = NULL;
+  CHECK_INVALID(ck_workload_run(pso, &copy, round_params, 4, &options, &result),
+                "was destroyed");
+}
+
+/* The child's share of forked(): 0, or the first check that failed. */
+static int forked_child(const ck_device *plain, ck_session *session,
+                        const ck_device *kept, ck_queue *queue) {
+  const char *message = "";
+  ck_buffer *buffer = NULL;
+  ck_queue *made = NULL;
+  ck_device_set set;
+  ck_session *own = NULL;
+  if (ck_queue_create(plain, &made) != CK_ERROR_UNSUPPORTED)
+    return 1;
+  ck_error_get_last(&message);
+  if (!strstr(message, plain->id) || !strstr(message, "forked") ||
+      !strstr(message, "exec"))
+    return 2;
+  if (ck_buffer_create(queue, 64, &buffer) != CK_ERROR_UNSUPPORTED ||
+      ck_queue_finish(queue) != CK_ERROR_UNSUPPORTED)
+    return 3;
+  if (ck_device_enumerate(&set) != CK_ERROR_UNSUPPORTED ||
+      ck_session_create(plain->id, &own) != CK_ERROR_UNSUPPORTED)
+    return 4;
+  const ck_workload *pso = NULL;
+  ck_result result;
+  if (ck_workload_find("pso", &pso) != CK_OK ||
+      ck_workload_run(pso, kept, round_params, 4, NULL, &result) !=
+          CK_ERROR_UNSUPPORTED)
+    return 5;
+  /* What the parent made is let go of without a call into OpenCL. */
+  ck_queue_destroy(queue);
+  ck_session_destroy(session);
+  /* ref runs, its devices listed alone. */
+  if (ck_session_create("ref", &own) != CK_OK)
+    return 6;
+  const ck_device *ref = NULL;
+  size_t count = 0;
+  ck_session_get_devices(own, &ref, &count);
+  if (ck_workload_run(pso, &ref[0], round_params, 4, NULL, &result) != CK_OK)
+    return 7;
+  ck_result_release(&result);
+  ck_session_destroy(own);
+  return 0;
+}
+
+/* A child forked after OpenCL was used: every OpenCL call fails at once,
+ * naming the fork and the way round it, where it would wait forever for
+ * the runtime's threads (PoCL's), which the child lacks. An alarm ends a
+ * child that hangs, which fails the check. */
+static void forked(const ck_device *plain) {
+  const ck_device *devices = NULL;
+  printf("a child forked after %s was used\n", plain->id);
+  ck_session *session = session_of(plain, &devices);
+  if (!session)
+    return;
+  CHECK(pso_best(&devices[0], round_params, 4, NULL) >= 0);
+  ck_queue *queue = NULL;
+  CHECK_OK(ck_queue_create(plain, &queue));
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child == 0) {
+    alarm(60);
+    _exit(forked_child(plain, session, &devices[0], queue));
+  }
+  int status = 0;
+  CHECK(child > 0 && waitpid(child, &status, 0) == child);
+  CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child %s %d",
+            WIFEXITED(status) ? "failed check" : "got signal",
+            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+  /* The parent's OpenCL goes on. */
+  CHECK(pso_best(&devices[0], round_params, 4, NULL) >= 0);
+  ck_queue_destroy(queue);
+  ck_session_destroy(session);
 }
 
 static void arguments(void) {
@@ -295,11 +485,16 @@ int main(void) {
   arguments();
   runs(&set.devices[0]);
   queues(&set.devices[0]);
+  destroyed_by_the_run(&set.devices[0]);
   if (opencl >= 0) {
     runs(&set.devices[opencl]);
     queues(&set.devices[opencl]);
+    rounds(&set.devices[opencl]);
+    destroyed_by_the_run(&set.devices[opencl]);
     user_objective(&set.devices[opencl]);
     kernel_dir(&set.devices[opencl]);
+    if (set.devices[opencl].backend == CK_BACKEND_OPENCL)
+      forked(&set.devices[opencl]);
   }
   ck_device_set_free(&set);
   remove_tree(work_dir);

@@ -87,7 +87,8 @@ typedef struct ck_device_set {
  * set->cuda_status why CUDA devices are. CUDA devices (cuda:N) come
  * before the OpenCL ones.
  * CK_ERROR_INVALID_ARGUMENT if set is NULL; CK_ERROR_OUT_OF_MEMORY if the
- * list cannot be allocated (set is then left empty).
+ * list cannot be allocated (set is then left empty); CK_ERROR_UNSUPPORTED
+ * in a process forked after it called into OpenCL (clkit/queue.h).
  */
 ck_status ck_device_enumerate(ck_device_set *set);
 

@@ -19,6 +19,12 @@
  * thread at a time (it may move to another between calls); distinct
  * queues, on one device or several, may be used from distinct threads at
  * once.
+ *
+ * OpenCL runtimes work on threads of their own, which fork() does not
+ * copy. In a process forked after its parent called into OpenCL, every
+ * OpenCL call fails at once with CK_ERROR_UNSUPPORTED, its message saying
+ * so, where it would wait forever; destroying what the parent made there
+ * releases nothing of the runtime's. Other backends are not affected.
  */
 #ifndef CLKIT_QUEUE_H
 #define CLKIT_QUEUE_H

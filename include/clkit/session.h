@@ -11,9 +11,11 @@
  *
  * What a session keeps:
  *   - per device, one queue, lent to one queue of the caller at a time;
- *     another queue made meanwhile is new, in the same OpenCL context;
+ *     another queue made meanwhile is new, in the same OpenCL context,
+ *     and is kept once destroyed, for the next call at the same time;
  *   - per device, built programs, keyed as the binary cache keys them
- *     (source, options, device), each lent to one program at a time;
+ *     (source, options, device), each serving every queue of the device
+ *     at once; runs at the same time build a program once;
  *   - per device, the buffers the last run destroyed, handed to a later
  *     ck_buffer_create() of the same size (not on ref). A buffer's
  *     contents are undefined, as ever.
@@ -62,14 +64,18 @@ typedef struct ck_session_stats {
  * with ck_session_destroy()).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL session or a
  * malformed selector; CK_ERROR_NOT_FOUND when a term matches no device
- * (the message lists those there are); CK_ERROR_OUT_OF_MEMORY.
+ * (the message lists those there are); CK_ERROR_UNSUPPORTED where the
+ * selector needs OpenCL in a process forked after it called into OpenCL
+ * (clkit/queue.h); CK_ERROR_OUT_OF_MEMORY.
  */
 ck_status ck_session_create(const char *selector, ck_session **session);
 
 /*
  * ck_session_destroy - close a session. Calls that use it after (a device
- * of it, or a copy) fail with CK_ERROR_INVALID_ARGUMENT. Queues and
- * objects made on it that still live keep working; what they hold is
+ * of it, or a copy) fail with CK_ERROR_INVALID_ARGUMENT. A
+ * ck_workload_run() under way on it finishes, whichever thread or
+ * callback destroyed it; the queues it makes after are its own. Queues
+ * and objects made on it that still live keep working; what they hold is
  * released when the last is destroyed. Everything else the session kept
  * is released now. NULL is a no-op. Returns: CK_OK.
  */

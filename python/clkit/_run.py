@@ -5,11 +5,16 @@ A workload's options come from its own table in the library (the one
 source of their defaults and ranges): a keyword argument names an option
 with "_" for "-" (move_mode= is --move-mode), and clkit checks its value.
 """
+import contextlib
 import csv
 import numbers
 import os
+import secrets
+import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from functools import lru_cache
@@ -39,10 +44,86 @@ def _scratch_root():
 _SCRATCH = _scratch_root()
 
 
+# The scratch folders of the calls under way, which SIGTERM's default
+# action would leave behind: it ends the process without unwinding.
+_folders = set()
+_guard_lock = threading.Lock()
+_guards = 0  # calls under way that hold a folder
+
+
+def _end_on_sigterm(signum, frame):
+    """SIGTERM while a call holds a folder, where its action was the
+    default: the folders go, then the default action ends the process,
+    its status saying SIGTERM as before."""
+    for folder in list(_folders):
+        shutil.rmtree(folder, ignore_errors=True)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _on_main_thread():
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def _sigterm_guard():
+    """While a call holds a folder: SIGTERM's default action, and only it,
+    gives way to _end_on_sigterm. A caller's handler stays: it runs, and
+    the call's with blocks unwind where it raises. Handlers are set on
+    the main thread alone; the last call there puts the default back."""
+    global _guards
+    with _guard_lock:
+        if _guards == 0 and _on_main_thread() and \
+                signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _end_on_sigterm)
+        _guards += 1
+    try:
+        yield
+    finally:
+        with _guard_lock:
+            _guards -= 1
+            if _guards == 0 and _on_main_thread() and \
+                    signal.getsignal(signal.SIGTERM) is _end_on_sigterm:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _forget_folders():
+    """In a forked child: the parent's folders are not the child's to
+    remove, nor its handler the child's."""
+    global _guard_lock, _guards
+    _folders.clear()
+    _guard_lock = threading.Lock()
+    _guards = 0
+    if signal.getsignal(signal.SIGTERM) is _end_on_sigterm:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+os.register_at_fork(after_in_child=_forget_folders)
+
+
+@contextlib.contextmanager
 def scratch():
     """A private temporary folder for one call's files (the objective's
-    source, the trace), removed with what it holds at its end."""
-    return tempfile.TemporaryDirectory(prefix="clkit-", dir=_SCRATCH)
+    source, the trace), removed with what it holds at its end, or where
+    SIGTERM ends the process meanwhile. Its name is known before it is
+    made, so that no moment leaves it made and unknown."""
+    root = _SCRATCH or tempfile.gettempdir()
+    with _sigterm_guard():
+        for _ in range(100):
+            folder = os.path.join(root, f"clkit-{secrets.token_hex(4)}")
+            _folders.add(folder)
+            try:
+                os.mkdir(folder, 0o700)
+                break
+            except FileExistsError:
+                _folders.discard(folder)
+        else:
+            raise FileExistsError(f"no free name for a folder in {root}")
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+            _folders.discard(folder)
 
 
 class RunWarning(UserWarning):

@@ -11,14 +11,14 @@ import inspect
 import numbers
 import os
 import sys
-import tempfile
 import warnings
 
 import numpy as np
 
 from . import _clkit
 from ._session import resolve
-from ._run import option_params, options_doc, options_table, seed_value
+from ._run import (option_params, options_doc, options_table, scratch,
+                   seed_value)
 
 __all__ = ["MLP", "NotFittedError", "DataConversionWarning", "HISTORY"]
 
@@ -536,7 +536,7 @@ class MLP:
         state = self.__dict__.copy()
         state["session"] = None
         if "network_" in state:
-            with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+            with scratch() as folder:
                 path = os.path.join(folder, "model.ckn")
                 self.network_.save(path)
                 with open(path, "rb") as handle:
@@ -548,7 +548,7 @@ class MLP:
         state.setdefault("session", None)  # pickles made before sessions
         model = state.get("network_")
         if isinstance(model, (bytes, bytearray, memoryview)):
-            with tempfile.TemporaryDirectory(prefix="clkit-") as folder:
+            with scratch() as folder:
                 path = os.path.join(folder, "model.ckn")
                 with open(path, "wb") as handle:
                     handle.write(model)

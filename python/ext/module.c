@@ -15,16 +15,27 @@ PyObject *ck_py_raise(ck_status status, int argument) {
   return ck_py_raise_message(status, argument, message);
 }
 
+/* What a Python caller does where the library refuses OpenCL in a forked
+ * child (clkit/queue.h): its message says what a C program does. */
+static const char fork_hint[] =
+    ". In Python, start worker processes with multiprocessing's 'spawn' or "
+    "'forkserver' method (joblib's loky backend does)";
+
 PyObject *ck_py_raise_message(ck_status status, int argument,
                               const char *message) {
   const char *name = "CK_ERROR_UNKNOWN";
   ck_status_get_name(status, &name);
   if (!message || !*message)
     ck_status_get_message(status, &message);
+  int forked = status == CK_ERROR_UNSUPPORTED && strstr(message, "forked") &&
+               strstr(message, "OpenCL");
   PyObject *type = argument || status == CK_ERROR_INVALID_ARGUMENT
                        ? ck_py_argument_error
                        : ck_py_error;
-  PyObject *error = PyObject_CallFunction(type, "s", message);
+  PyObject *said =
+      PyUnicode_FromFormat("%s%s", message, forked ? fork_hint : "");
+  PyObject *error = said ? PyObject_CallOneArg(type, said) : NULL;
+  Py_XDECREF(said);
   if (!error)
     return NULL;
   PyObject *code = PyLong_FromLong((long)status);

@@ -27,8 +27,10 @@ static PyObject *session_new(PyTypeObject *type, PyObject *args,
   Py_BEGIN_ALLOW_THREADS;
   status = ck_session_create(selector, &made);
   Py_END_ALLOW_THREADS;
+  /* A selector that names no device is the caller's error; a runtime
+   * that cannot run here (OpenCL in a forked child) is not. */
   if (status != CK_OK)
-    return ck_py_raise(status, 1);
+    return ck_py_raise(status, status == CK_ERROR_NOT_FOUND);
   session *self = (session *)type->tp_alloc(type, 0);
   if (!self) {
     ck_session_destroy(made);

@@ -453,8 +453,8 @@ ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
  * - The build watch (ck__build_watching, runtime/program.c) follows the
  *   caller for each call, through a relay that tells the caller's watch
  *   one build at a time (it adds up build time, and the caller's build
- *   callback need not be reentrant); so does ck__build_from_source
- *   (runtime/cache.c).
+ *   callback need not be reentrant); so do ck__build_from_source
+ *   (runtime/cache.c) and ck__session_running (runtime/session.c).
  * - The locale: a worker enters the C locale once, as a run's thread is.
  * - Held outputs (util/files.c) stay the caller's: fn writes no output.
  * - The CUDA backend's test switches (runtime/queue_cuda.c) stay with the
@@ -488,6 +488,7 @@ struct ck__spread_crew {
   double *compute_s;
   const ck__build_watch *watch; /* the workers': the relay, or NULL */
   int from_source;              /* ck__build_from_source */
+  ck_session *session;          /* ck__session_running */
   atomic_uint generation;       /* one on for each phase, and at the end */
   atomic_uint pending;          /* workers yet to finish the phase */
   atomic_int stop;
@@ -607,9 +608,11 @@ static void *crew_main(void *argument) {
     if (ready == CK_OK) {
       ck__build_watching = crew->watch;
       ck__build_from_source = crew->from_source;
+      ck__session_running = crew->session;
       crew_run(crew, self->member);
       ck__build_watching = NULL;
       ck__build_from_source = 0;
+      ck__session_running = NULL;
     } else {
       crew->statuses[self->member] = ready;
     }
@@ -745,6 +748,7 @@ ck_status ck__spread_each(ck__spread_run *run,
     crew->outer = outer;
     crew->watch = outer ? &crew->relay : NULL;
     crew->from_source = ck__build_from_source;
+    crew->session = ck__session_running;
     atomic_store_explicit(&crew->pending, (unsigned)crew->local - 1,
                           memory_order_relaxed);
     atomic_fetch_add(&crew->generation, 1);

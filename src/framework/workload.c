@@ -571,20 +571,12 @@ static ck_status options_end(const ck_workload *workload,
   return CK_OK;
 }
 
-static ck_status run_workload(const ck_workload *workload,
-                              const ck_device *device, const ck_param *params,
-                              size_t count, const ck_run_options *options,
-                              ck_result *result) {
+/* run_workload() once its arguments are checked and its session held. */
+static ck_status run_begun(const ck_workload *workload, const ck_device *device,
+                           const ck_param *params, size_t count,
+                           const ck_run_options *options, ck_result *result) {
   ck_status status;
   ck_run_options defaults = {.seed = 1};
-  CK__REQUIRE_IN("ck_workload_run", workload);
-  CK__REQUIRE_IN("ck_workload_run", device);
-  CK__REQUIRE_IN("ck_workload_run", result);
-  /* Whatever follows, the result owns nothing after a failure. */
-  ck__result_begin(result, workload->name, device);
-  /* A device of a destroyed session is refused before any work. */
-  if ((status = ck__session_check(device, 1)) != CK_OK)
-    return status;
   if ((status = check_params("ck_workload_run", workload, params, count)) !=
       CK_OK)
     return status;
@@ -649,6 +641,26 @@ static ck_status run_workload(const ck_workload *workload,
   if (result->wall_s <= 0)
     result->wall_s = result->total_s;
   return CK_OK;
+}
+
+static ck_status run_workload(const ck_workload *workload,
+                              const ck_device *device, const ck_param *params,
+                              size_t count, const ck_run_options *options,
+                              ck_result *result) {
+  CK__REQUIRE_IN("ck_workload_run", workload);
+  CK__REQUIRE_IN("ck_workload_run", device);
+  CK__REQUIRE_IN("ck_workload_run", result);
+  /* Whatever follows, the result owns nothing after a failure. */
+  ck__result_begin(result, workload->name, device);
+  /* A device of a destroyed session is refused before any work. A run
+   * begun finishes on its session, though a callback destroys it. */
+  ck_session *outer = NULL;
+  ck_status status = ck__session_run_begin(device, &outer);
+  if (status != CK_OK)
+    return status;
+  status = run_begun(workload, device, params, count, options, result);
+  ck__session_run_end(outer);
+  return status;
 }
 
 ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,

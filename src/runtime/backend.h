@@ -131,13 +131,19 @@ ck_status ck__session_queue_take(ck_queue *queue);
 void ck__session_queue_give(ck_queue *queue);
 
 /* Serves program (its queue the session's) from the session's table, by
- * key: 1, with program->handle and program->kept set; 0 where none is
- * free. */
+ * key: 1, with program->handle and program->kept set. Where another
+ * thread builds the key's program, waits for its build. 0 where the
+ * caller must build it; then program->kept, where set, is the entry that
+ * others wait on, which ck__session_program_keep() fills, or
+ * ck__session_program_give() gives up if the build fails. */
 int ck__session_program_take(ck_program *program, const uint8_t key[32]);
-/* After a build on a session's queue: the session keeps the handle under
- * key (program->kept set) where it has room. */
-void ck__session_program_keep(ck_program *program, const uint8_t key[32]);
-/* In place of the backend's program_destroy for a kept program. */
+/* After a build of the program take() left to the caller, counted: the
+ * session keeps the handle where take() kept it a place and there is
+ * room (program->kept stays set; else it is NULL and the program owns
+ * its handle). */
+void ck__session_program_keep(ck_program *program);
+/* In place of the backend's program_destroy for a kept program, or one
+ * whose build take() left to it and that failed. */
 void ck__session_program_give(ck_program *program);
 
 /* A buffer of buffer->size bytes that the session kept (1, handle set),

@@ -189,7 +189,7 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
     CK_TRY(build(queue, made, source, options, &map, prefix_text != NULL,
                  started));
     if (keyed)
-      ck__session_program_keep(made, key);
+      ck__session_program_keep(made);
   }
   made->stats.from_session = served;
   made->stats.build_seconds = ck__seconds() - started;
@@ -200,6 +200,8 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
 fail:
   free(source);
   ck__source_map_free(&map);
+  if (made && made->kept) /* its build, which others may wait for, failed */
+    ck__session_program_give(made);
   free(made);
   return status;
 }

@@ -5,6 +5,7 @@
  */
 #include <CL/cl.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,10 +101,46 @@ static opencl_queue *state(const ck_queue *queue) {
   return (opencl_queue *)queue->backend;
 }
 
+/* OpenCL runtimes do their work on threads of their own (PoCL's pthread
+ * device runs every command on them), which fork() does not copy: a child
+ * of a process that used OpenCL would wait for them forever. So once this
+ * process first calls into OpenCL, a fork marks the child, which then
+ * makes no OpenCL call: those that work fail, those that release leak. */
+static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
+static int forked;
+
+static void mark_child(void) {
+  forked = 1;
+}
+
+static void watch_forks(void) {
+  pthread_atfork(NULL, NULL, mark_child);
+}
+
+/* The failure of every OpenCL call in a marked child; what names the
+ * device (or "") comes first. */
+static ck_status refuse_forked(const char *what) {
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "%s%sOpenCL cannot run in this process: it was forked "
+                  "from one that had used OpenCL, whose runtime threads a "
+                  "fork does not copy (its calls would hang). Start workers "
+                  "as new programs (exec after fork), or fork before the "
+                  "first OpenCL call",
+                  what, *what ? ": " : "");
+}
+
+static ck_status refuse(const ck_queue *queue) {
+  char what[96];
+  snprintf(what, sizeof what, "device %s", queue->device.id);
+  return refuse_forked(what);
+}
+
 /* A queue in a new context, or in home's (retained) where given. */
 static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
   ck_status status = CK_OK;
   cl_int code = CL_SUCCESS;
+  if (forked)
+    return refuse(queue);
   opencl_queue *made = calloc(1, sizeof *made);
   if (!made)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
@@ -171,6 +208,8 @@ static ck_status retire_pending(ck_queue *queue, size_t count) {
 }
 
 static ck_status ocl_finish(ck_queue *queue) {
+  if (forked)
+    return refuse(queue);
   cl_int code = clFinish(state(queue)->queue);
   if (code != CL_SUCCESS)
     return cl_fail(queue, code, "clFinish");
@@ -181,17 +220,21 @@ static void ocl_destroy(ck_queue *queue) {
   opencl_queue *q = state(queue);
   if (!q)
     return;
-  clFinish(q->queue);
-  retire_pending(queue, q->pending_count);
+  if (!forked) {
+    clFinish(q->queue);
+    retire_pending(queue, q->pending_count);
+    clReleaseCommandQueue(q->queue);
+    clReleaseContext(q->context);
+  }
   free(q->pending);
-  clReleaseCommandQueue(q->queue);
-  clReleaseContext(q->context);
   free(q);
   queue->backend = NULL;
 }
 
 static ck_status ocl_buffer_create(ck_queue *queue, ck_buffer *buffer) {
   cl_int code = CL_SUCCESS;
+  if (forked)
+    return refuse(queue);
   buffer->handle = clCreateBuffer(state(queue)->context, CL_MEM_READ_WRITE,
                                   buffer->size, NULL, &code);
   if (code != CL_SUCCESS) {
@@ -203,7 +246,8 @@ static ck_status ocl_buffer_create(ck_queue *queue, ck_buffer *buffer) {
 }
 
 static void ocl_buffer_destroy(ck_buffer *buffer) {
-  clReleaseMemObject((cl_mem)buffer->handle);
+  if (!forked)
+    clReleaseMemObject((cl_mem)buffer->handle);
 }
 
 /* Page-locked host memory, as OpenCL gives it: a buffer the runtime
@@ -218,6 +262,8 @@ static ck_status ocl_host_alloc(ck_queue *queue, size_t size, void **pointer) {
   cl_int code = CL_SUCCESS;
   opencl_queue *q = state(queue);
   *pointer = NULL;
+  if (forked)
+    return refuse(queue);
   if (size > SIZE_MAX - HOST_HEADER)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu bytes",
                     size);
@@ -239,6 +285,8 @@ static ck_status ocl_host_alloc(ck_queue *queue, size_t size, void **pointer) {
 }
 
 static void ocl_host_free(ck_queue *queue, void *pointer) {
+  if (forked)
+    return;
   unsigned char *mapped = (unsigned char *)pointer - HOST_HEADER;
   cl_mem memory;
   memcpy(&memory, mapped, sizeof memory);
@@ -252,6 +300,8 @@ static void ocl_host_free(ck_queue *queue, void *pointer) {
 static ck_status ocl_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                            size_t size, const void *source, ck_transfer mode,
                            ck_event *event) {
+  if (forked)
+    return refuse(queue);
   cl_int code = clEnqueueWriteBuffer(
       state(queue)->queue, (cl_mem)buffer->handle,
       mode == CK_BLOCKING ? CL_TRUE : CL_FALSE, offset, size, source, 0, NULL,
@@ -262,6 +312,8 @@ static ck_status ocl_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
 static ck_status ocl_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
                           size_t size, void *destination, ck_transfer mode,
                           ck_event *event) {
+  if (forked)
+    return refuse(queue);
   cl_int code = clEnqueueReadBuffer(state(queue)->queue, (cl_mem)buffer->handle,
                                     mode == CK_BLOCKING ? CL_TRUE : CL_FALSE,
                                     offset, size, destination, 0, NULL,
@@ -272,6 +324,8 @@ static ck_status ocl_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
 static ck_status ocl_copy(ck_queue *queue, ck_buffer *destination,
                           size_t destination_offset, ck_buffer *source,
                           size_t source_offset, size_t size, ck_event *event) {
+  if (forked)
+    return refuse(queue);
   cl_int code = clEnqueueCopyBuffer(state(queue)->queue, (cl_mem)source->handle,
                                     (cl_mem)destination->handle, source_offset,
                                     destination_offset, size, 0, NULL,
@@ -282,6 +336,8 @@ static ck_status ocl_copy(ck_queue *queue, ck_buffer *destination,
 static ck_status ocl_fill(ck_queue *queue, ck_buffer *buffer,
                           const void *pattern, size_t pattern_size,
                           size_t offset, size_t size, ck_event *event) {
+  if (forked)
+    return refuse(queue);
   cl_int code = clEnqueueFillBuffer(
       state(queue)->queue, (cl_mem)buffer->handle, pattern, pattern_size,
       offset, size, 0, NULL, event ? (cl_event *)&event->handle : NULL);
@@ -422,6 +478,8 @@ static ck_status ocl_program_build(ck_queue *queue, ck_program *program,
   int use_cache = mode != CK__CACHE_OFF && !left_to_runtime;
   ck_status status = CK_OK;
   cl_program handle = NULL;
+  if (forked)
+    return refuse(queue);
   program->stats.runtime_cache = left_to_runtime;
   cl_int code = CL_SUCCESS;
   if (use_cache)
@@ -457,12 +515,14 @@ fail:
 }
 
 static void ocl_program_destroy(ck_program *program) {
-  if (program->handle)
+  if (program->handle && !forked)
     clReleaseProgram((cl_program)program->handle);
 }
 
 static ck_status ocl_kernel_create(ck_program *program, ck_kernel *kernel) {
   cl_int code = CL_SUCCESS;
+  if (forked)
+    return refuse(program->queue);
   kernel->handle =
       clCreateKernel((cl_program)program->handle, kernel->name, &code);
   if (code == CL_INVALID_KERNEL_NAME)
@@ -474,7 +534,7 @@ static ck_status ocl_kernel_create(ck_program *program, ck_kernel *kernel) {
 }
 
 static void ocl_kernel_destroy(ck_kernel *kernel) {
-  if (kernel->handle)
+  if (kernel->handle && !forked)
     clReleaseKernel((cl_kernel)kernel->handle);
 }
 
@@ -483,6 +543,8 @@ static ck_status ocl_kernel_set_arg(ck_kernel *kernel, unsigned index,
                                     const void *value) {
   cl_int code;
   cl_mem memory;
+  if (forked)
+    return refuse(kernel->program->queue);
   switch (kind) {
   case CK__ARG_BUFFER:
     memory = (cl_mem)((const ck_buffer *)value)->handle;
@@ -505,6 +567,8 @@ static ck_status ocl_kernel_set_arg(ck_kernel *kernel, unsigned index,
 
 static int ocl_kernel_argument_count(const ck_kernel *kernel) {
   cl_uint count = 0;
+  if (forked)
+    return -1;
   return clGetKernelInfo((cl_kernel)kernel->handle, CL_KERNEL_NUM_ARGS,
                          sizeof count, &count, NULL) == CL_SUCCESS
              ? (int)count
@@ -516,6 +580,8 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                             ck_event *event) {
   opencl_queue *q = state(queue);
   ck_status status;
+  if (forked)
+    return refuse(queue);
   /* PoCL 3.1's scheduler fails an assertion, ending the process, at 2^33
    * work-groups (2^32 ran); no launch of clkit's comes near 2^32. */
   if (local) {
@@ -561,6 +627,8 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
 
 static ck_status ocl_event_wait(ck_event *event) {
   cl_event handle = (cl_event)event->handle;
+  if (forked)
+    return refuse(event->queue);
   cl_int code = clWaitForEvents(1, &handle);
   return code == CL_SUCCESS
              ? CK_OK
@@ -571,6 +639,8 @@ static ck_status ocl_event_times(ck_event *event, uint64_t *start_ns,
                                  uint64_t *end_ns) {
   cl_event handle = (cl_event)event->handle;
   cl_ulong start = 0, end = 0;
+  if (forked)
+    return refuse(event->queue);
   cl_int code = clGetEventProfilingInfo(handle, CL_PROFILING_COMMAND_START,
                                         sizeof start, &start, NULL);
   if (code == CL_SUCCESS)
@@ -584,7 +654,7 @@ static ck_status ocl_event_times(ck_event *event, uint64_t *start_ns,
 }
 
 static void ocl_event_destroy(ck_event *event) {
-  if (event->handle)
+  if (event->handle && !forked)
     clReleaseEvent((cl_event)event->handle);
 }
 
@@ -715,6 +785,10 @@ ck_status ck__opencl_enumerate(ck_status (*add)(void *user,
   size_t added = 0;
   *noted = CK_OK;
   message[0] = '\0';
+  /* Before the first call into OpenCL: a fork after it marks the child. */
+  pthread_once(&fork_watch, watch_forks);
+  if (forked)
+    return refuse_forked("");
   cl_uint platform_count = 0;
   cl_int code = clGetPlatformIDs(0, NULL, &platform_count);
   if (code == CL_PLATFORM_NOT_FOUND_KHR ||
@@ -795,7 +869,7 @@ int ck__device_caches_builds(const ck_device *device) {
 const char *ck__device_exact_divide_sqrt_option(const ck_device *device) {
   cl_device_fp_config single = 0;
   if (!device || device->backend != CK_BACKEND_OPENCL ||
-      !device->device_handle ||
+      !device->device_handle || forked ||
       clGetDeviceInfo((cl_device_id)device->device_handle,
                       CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single,
                       NULL) != CL_SUCCESS)

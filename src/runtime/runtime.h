@@ -53,10 +53,18 @@ ck_status ck__device_enumerate_for(const char *selector, ck_device_set *set);
 
 /* ---- Sessions (session.c) ----------------------------------------------- */
 
-/* CK_OK where device belongs to no session or to a live one, counting a
- * run of it when run is nonzero; else CK_ERROR_INVALID_ARGUMENT naming the
- * device and the destroyed session. */
-ck_status ck__session_check(const ck_device *device, int run);
+/* A run on device begins: CK_OK where device belongs to no session, or
+ * to a live one, whose runs it counts; else CK_ERROR_INVALID_ARGUMENT
+ * naming the device and the destroyed session. The session is then the
+ * calling thread's until ck__session_run_end(outer): a run finishes on
+ * the session it began on, though it is destroyed meanwhile (from a
+ * callback, say), its later queues its own. *outer keeps the thread's
+ * session before, for a run inside a run. */
+ck_status ck__session_run_begin(const ck_device *device, ck_session **outer);
+void ck__session_run_end(ck_session *outer);
+/* The session of the run under way on the calling thread, or NULL; a
+ * spread run's threads take their caller's. */
+extern _Thread_local ck_session *ck__session_running;
 
 /* ---- Buffers (buffers.c) ------------------------------------------------ */
 
@@ -347,8 +355,10 @@ ck_status ck__cuda_use_device(const ck_queue *queue);
  * array: makes every later launch of kernel (built for the queue's
  * device) get `bytes` of it, up to the device's opt-in limit
  * (ck_device.local_memory_opt_in, over the 48 KB a kernel may declare
- * itself). Errors: CK_ERROR_INVALID_ARGUMENT past the limit,
- * CK_ERROR_DEVICE with CUDA's reason. */
+ * itself). The limit it raises is the program's, which a session lends to
+ * runs at once: bytes must follow from the program's defines. Errors:
+ * CK_ERROR_INVALID_ARGUMENT past the limit, CK_ERROR_DEVICE with CUDA's
+ * reason. */
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes);
 
 /* How many blocks of `threads` threads of a CUDA kernel (with the shared

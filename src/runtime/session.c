@@ -1,7 +1,7 @@
 /*
  * session.c - devices kept open between runs (clkit/session.h): per
- * device, a kept queue, a table of built programs and the buffers that
- * runs gave back.
+ * device, a kept queue and spare queues beside it, a table of built
+ * programs and the buffers that runs gave back.
  *
  * A session's devices carry its number (ck_device.session), not a
  * pointer: a copy that outlives the session finds no session in the
@@ -16,6 +16,16 @@
  * context): each is tagged with the making of that state it came from
  * (its generation), and serves only queues that share that making. A
  * state destroyed after a failed finish leaves its entries unserved.
+ *
+ * A kept program serves every queue of its making at once: a program's
+ * kernels are its own, and runtimes let threads share a built program.
+ * The first to miss a key builds it; others that miss it meanwhile wait
+ * for that build rather than build it again.
+ *
+ * Queues made beside the kept one, for runs at the same time, are kept
+ * as spares once their work is done, and lent before a new one is made.
+ * While the kept queue's state is being made, other queues of the device
+ * wait for it, to be made beside it and share its programs.
  *
  * A session lives while its caller holds it (until ck_session_destroy)
  * or a queue made on it lives: each lent queue holds a reference, and the
@@ -32,12 +42,17 @@
  * that no program holds gives way. */
 enum { KEPT_PROGRAMS = 32 };
 
+/* Spare queues a device keeps, beside its kept one. */
+enum { KEPT_SPARES = 16 };
+
 typedef struct kept_program {
   ck__session_device *owner;
   uint8_t key[32];
-  void *handle;
+  void *handle;                  /* NULL while it is being built */
   unsigned long long generation; /* of the state it was built in */
-  int lent;                      /* a program holds it now */
+  size_t users;                  /* programs that hold it now */
+  int building;                  /* its first user builds it now */
+  pthread_t builder;             /* that user's thread */
   unsigned long long used;       /* the session's clock at its last lending */
   struct kept_program *next;
 } kept_program;
@@ -54,18 +69,29 @@ typedef struct kept_buffer {
   struct kept_buffer *next;
 } kept_buffer;
 
+/* A spare queue's backend state, made beside home's state of generation. */
+typedef struct kept_queue {
+  ck__session_device *owner;
+  void *backend;
+  unsigned long long generation;
+  struct kept_queue *next;
+} kept_queue;
+
 struct ck__session_device {
   ck_session *session;
   /* The kept queue: its device and ops, and its backend state once made
    * (NULL before, and after a failed finish destroyed it). */
   ck_queue home;
-  int home_made; /* its backend state is made (ref's is NULL) */
+  int home_made;   /* its backend state is made (ref's is NULL) */
+  int home_making; /* a queue lent it makes that state now */
   int home_lent;
   unsigned long long generation; /* of home's state: its makings so far */
   unsigned long long lendings;   /* of home, so far */
   kept_program *programs;
-  size_t program_count;
+  size_t program_count; /* built ones */
   kept_buffer *buffers;
+  kept_queue *spares;
+  size_t spare_count;
 };
 
 struct ck_session {
@@ -81,6 +107,9 @@ struct ck_session {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Signalled, with the lock, when a program being built is kept or given
+ * up, and when a kept queue's state being made is made or failed. */
+static pthread_cond_t settled = PTHREAD_COND_INITIALIZER;
 static ck_session *registry;
 static unsigned long long last_id;
 
@@ -88,6 +117,7 @@ static unsigned long long last_id;
 typedef struct trash {
   kept_program *programs;
   kept_buffer *buffers;
+  kept_queue *queues;
 } trash;
 
 static void trash_empty(trash *bin) {
@@ -106,6 +136,14 @@ static void trash_empty(trash *bin) {
                         .size = entry->size,
                         .handle = entry->handle};
     entry->owner->home.ops->buffer_destroy(&buffer);
+    free(entry);
+  }
+  while (bin->queues) {
+    kept_queue *entry = bin->queues;
+    bin->queues = entry->next;
+    ck_queue queue = entry->owner->home;
+    queue.backend = entry->backend;
+    queue.ops->destroy(&queue);
     free(entry);
   }
 }
@@ -139,7 +177,8 @@ static void discard_programs(ck__session_device *kept, which_programs which,
   for (kept_program **at = &kept->programs; *at;) {
     kept_program *entry = *at;
     int stale = !kept->home_made || entry->generation != kept->generation;
-    if (which != EVERY && (entry->lent || (which == STALE && !stale))) {
+    if (which != EVERY &&
+        (entry->users || entry->building || (which == STALE && !stale))) {
       at = &entry->next;
       continue;
     }
@@ -147,6 +186,22 @@ static void discard_programs(ck__session_device *kept, which_programs which,
     entry->next = bin->programs;
     bin->programs = entry;
     --kept->program_count;
+  }
+}
+
+/* Under the lock: moves the device's spare queues to bin: every one, or
+ * those of a state destroyed since. */
+static void discard_spares(ck__session_device *kept, int every, trash *bin) {
+  for (kept_queue **at = &kept->spares; *at;) {
+    kept_queue *entry = *at;
+    if (!every && kept->home_made && entry->generation == kept->generation) {
+      at = &entry->next;
+      continue;
+    }
+    *at = entry->next;
+    entry->next = bin->queues;
+    bin->queues = entry;
+    --kept->spare_count;
   }
 }
 
@@ -175,6 +230,7 @@ static void session_free(ck_session *session) {
     ck__session_device *kept = &session->kept[i];
     discard_programs(kept, EVERY, &bin);
     discard_buffers(kept, 1, 0, &bin);
+    discard_spares(kept, 1, &bin);
     trash_empty(&bin);
     if (kept->home_made)
       kept->home.ops->destroy(&kept->home);
@@ -262,6 +318,7 @@ ck_status ck_session_destroy(ck_session *session) {
     ck__session_device *kept = &session->kept[i];
     discard_programs(kept, IDLE, &bin);
     discard_buffers(kept, 0, (unsigned long long)-1, &bin);
+    discard_spares(kept, 1, &bin);
     if (!kept->home_lent && kept->home_made) {
       kept->home.ops->destroy(&kept->home);
       kept->home_made = 0;
@@ -295,21 +352,60 @@ ck_status ck_session_query(const ck_session *session, ck_session_stats *stats) {
   return CK_OK;
 }
 
-ck_status ck__session_check(const ck_device *device, int run) {
-  if (!device->session)
-    return CK_OK;
-  pthread_mutex_lock(&lock);
-  ck_session *session = find(device->session);
-  if (session && run)
-    ++session->stats.runs;
-  pthread_mutex_unlock(&lock);
-  return session ? CK_OK : destroyed(device);
+_Thread_local ck_session *ck__session_running;
+
+ck_status ck__session_run_begin(const ck_device *device, ck_session **outer) {
+  ck_session *session = NULL;
+  *outer = ck__session_running;
+  if (device->session) {
+    pthread_mutex_lock(&lock);
+    session = find(device->session);
+    if (session) {
+      ++session->stats.runs;
+      ++session->references;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!session)
+      return destroyed(device);
+  }
+  ck__session_running = session;
+  return CK_OK;
+}
+
+void ck__session_run_end(ck_session *outer) {
+  ck_session *session = ck__session_running;
+  ck__session_running = outer;
+  if (session)
+    release(session);
+}
+
+/* Under the lock: the session of number id for a queue of the calling
+ * thread: a live one, or the one its run began on, though destroyed. */
+static ck_session *find_for_queue(unsigned long long id) {
+  ck_session *session = find(id);
+  if (!session && ck__session_running && ck__session_running->id == id)
+    session = ck__session_running;
+  return session;
+}
+
+/* Under the lock: a spare queue of home's state for queue, which it then
+ * holds (1), or 0 where there is none. */
+static int spare_lend(ck__session_device *kept, ck_queue *queue) {
+  kept_queue *spare = kept->spares;
+  if (!spare || !kept->home_made || spare->generation != kept->generation)
+    return 0;
+  kept->spares = spare->next;
+  --kept->spare_count;
+  queue->backend = spare->backend;
+  queue->generation = spare->generation;
+  free(spare);
+  return 1;
 }
 
 ck_status ck__session_queue_take(ck_queue *queue) {
   ck_status status = CK_OK;
   pthread_mutex_lock(&lock);
-  ck_session *session = find(queue->device.session);
+  ck_session *session = find_for_queue(queue->device.session);
   ck__session_device *kept = session ? share_of(session, &queue->device) : NULL;
   if (!kept) {
     pthread_mutex_unlock(&lock);
@@ -319,8 +415,16 @@ ck_status ck__session_queue_take(ck_queue *queue) {
                       queue->device.id, queue->device.session);
     return destroyed(&queue->device);
   }
+  if (session->closed) {
+    /* A run that began before the session was destroyed finishes: the
+     * queues it makes since are its own. */
+    pthread_mutex_unlock(&lock);
+    return queue->ops->create(queue);
+  }
   ++session->references;
   queue->kept = kept;
+  while (kept->home_making)
+    pthread_cond_wait(&settled, &lock);
   if (!kept->home_lent) {
     kept->home_lent = 1;
     ++kept->lendings;
@@ -330,6 +434,10 @@ ck_status ck__session_queue_take(ck_queue *queue) {
       queue->generation = kept->generation;
       ++session->stats.queues_lent;
     }
+  } else if (spare_lend(kept, queue)) {
+    ++session->stats.queues_lent;
+    pthread_mutex_unlock(&lock);
+    return CK_OK;
   } else if (kept->home_made && queue->ops->create_beside) {
     /* Under the lock: home's state cannot go meanwhile. */
     status = queue->ops->create_beside(queue, &kept->home);
@@ -339,6 +447,8 @@ ck_status ck__session_queue_take(ck_queue *queue) {
     goto done;
   }
   int make = !queue->home || !kept->home_made;
+  if (make && queue->home)
+    kept->home_making = 1;
   pthread_mutex_unlock(&lock);
   if (make) {
     status = queue->ops->create(queue);
@@ -348,6 +458,10 @@ ck_status ck__session_queue_take(ck_queue *queue) {
       kept->home.backend = queue->backend;
       kept->home_made = 1;
       queue->generation = ++kept->generation;
+    }
+    if (queue->home) {
+      kept->home_making = 0;
+      pthread_cond_broadcast(&settled);
     }
     pthread_mutex_unlock(&lock);
   }
@@ -371,34 +485,48 @@ void ck__session_queue_give(ck_queue *queue) {
   ck_session *session = kept->session;
   trash bin = {0};
   void *broken = NULL;
-  int settled = 1, destroy = 0;
-  if (queue->home) {
-    /* Its work done, the kept state serves the next queue as new. A
-     * failure here is not the caller's: its own failure stays the last. */
+  int finished = 1, destroy = 0;
+  /* A queue made beside home's state may serve as a spare. */
+  int beside = !queue->home && queue->generation;
+  if (queue->home || beside) {
+    /* Its work done, a kept state serves the next queue as new. A failure
+     * here is not the caller's: its own failure stays the last. */
     ck__error_saved saved;
     ck__error_save(&saved);
-    settled = queue->ops->finish(queue) == CK_OK;
+    finished = queue->ops->finish(queue) == CK_OK;
     ck__error_restore(&saved);
-  } else {
-    queue->ops->destroy(queue);
   }
   pthread_mutex_lock(&lock);
   for (kept_buffer *entry = kept->buffers; entry; entry = entry->next)
     if (entry->from == queue)
       entry->from = NULL; /* its work is done */
   if (queue->home) {
-    if (!settled || session->closed) {
+    if (!finished || session->closed) {
       destroy = 1;
       broken = kept->home.backend;
       kept->home.backend = NULL;
       kept->home_made = 0;
     }
     kept->home_lent = 0;
+  } else if (beside && finished && !session->closed && kept->home_made &&
+             queue->generation == kept->generation &&
+             kept->spare_count < KEPT_SPARES) {
+    kept_queue *spare = calloc(1, sizeof *spare);
+    if (spare) {
+      *spare = (kept_queue){.owner = kept,
+                            .backend = queue->backend,
+                            .generation = queue->generation,
+                            .next = kept->spares};
+      kept->spares = spare;
+      ++kept->spare_count;
+      queue->backend = NULL;
+    }
   }
   if (session->closed || destroy) {
     /* What the state held serves no later queue. */
     discard_programs(kept, IDLE, &bin);
     discard_buffers(kept, 0, (unsigned long long)-1, &bin);
+    discard_spares(kept, 1, &bin);
   } else if (queue->home) {
     /* The buffers kept are those the last lending gave back. */
     discard_buffers(kept, 0, kept->lendings, &bin);
@@ -409,13 +537,15 @@ void ck__session_queue_give(ck_queue *queue) {
     ck_queue dead = *queue;
     dead.backend = broken;
     queue->ops->destroy(&dead);
+  } else if (!queue->home && queue->backend) {
+    queue->ops->destroy(queue); /* neither home's nor kept as a spare */
   }
   queue->backend = NULL;
   release(session);
 }
 
-/* Under the lock: the device's kept program of key built in the state
- * of generation, or NULL. */
+/* Under the lock: the device's kept program of key built, or being built,
+ * in the state of generation, or NULL. */
 static kept_program *program_of(ck__session_device *kept,
                                 unsigned long long generation,
                                 const uint8_t key[32]) {
@@ -427,59 +557,96 @@ static kept_program *program_of(ck__session_device *kept,
 
 int ck__session_program_take(ck_program *program, const uint8_t key[32]) {
   ck__session_device *kept = program->queue->kept;
+  ck_session *session = kept->session;
+  unsigned long long generation = program->queue->generation;
+  int served = 0;
   pthread_mutex_lock(&lock);
-  kept_program *entry = program_of(kept, program->queue->generation, key);
-  int served = entry && !entry->lent;
-  if (served) {
-    entry->lent = 1;
-    entry->used = ++kept->session->clock;
-    program->handle = entry->handle;
-    program->kept = entry;
-    ++kept->session->stats.programs_reused;
+  for (;;) {
+    kept_program *entry = program_of(kept, generation, key);
+    if (entry && !entry->building) {
+      ++entry->users;
+      entry->used = ++session->clock;
+      program->handle = entry->handle;
+      program->kept = entry;
+      ++session->stats.programs_reused;
+      served = 1;
+      break;
+    }
+    /* A build of it under way on another thread serves this program too
+     * once it ends; one of this thread's own is not waited for. */
+    if (entry && !pthread_equal(entry->builder, pthread_self())) {
+      pthread_cond_wait(&settled, &lock);
+      continue;
+    }
+    if (!entry && !session->closed && generation) {
+      /* The caller builds it: others wait for its build. */
+      kept_program *made = calloc(1, sizeof *made);
+      if (made) {
+        *made = (kept_program){.owner = kept,
+                               .generation = generation,
+                               .users = 1,
+                               .building = 1,
+                               .builder = pthread_self(),
+                               .next = kept->programs};
+        memcpy(made->key, key, 32);
+        kept->programs = made;
+        program->kept = made;
+      }
+    }
+    break;
   }
   pthread_mutex_unlock(&lock);
   return served;
 }
 
-void ck__session_program_keep(ck_program *program, const uint8_t key[32]) {
+/* Under the lock: unlinks a program being built, which no one else holds,
+ * and wakes those that wait for it. */
+static void unlink_building(ck__session_device *kept, kept_program *entry) {
+  for (kept_program **at = &kept->programs; *at; at = &(*at)->next)
+    if (*at == entry) {
+      *at = entry->next;
+      break;
+    }
+  pthread_cond_broadcast(&settled);
+}
+
+void ck__session_program_keep(ck_program *program) {
+  kept_program *entry = program->kept; /* NULL: take() kept no place */
   ck__session_device *kept = program->queue->kept;
   ck_session *session = kept->session;
   trash bin = {0};
-  kept_program *made = calloc(1, sizeof *made);
+  int kept_it = 0;
   pthread_mutex_lock(&lock);
   ++session->stats.programs_built;
-  /* One entry a key: a second build of it while the first is lent stays
-   * its program's own. */
-  if (!made || session->closed || !program->queue->generation ||
-      program_of(kept, program->queue->generation, key))
-    goto done;
-  if (kept->program_count >= KEPT_PROGRAMS) {
+  if (entry && !session->closed && kept->program_count >= KEPT_PROGRAMS) {
     kept_program **oldest = NULL;
     for (kept_program **at = &kept->programs; *at; at = &(*at)->next)
-      if (!(*at)->lent && (!oldest || (*at)->used < (*oldest)->used))
+      if (!(*at)->users && !(*at)->building &&
+          (!oldest || (*at)->used < (*oldest)->used))
         oldest = at;
-    if (!oldest)
-      goto done;
-    kept_program *entry = *oldest;
-    *oldest = entry->next;
-    entry->next = NULL;
-    bin.programs = entry;
-    --kept->program_count;
+    if (oldest) {
+      kept_program *gone = *oldest;
+      *oldest = gone->next;
+      gone->next = NULL;
+      bin.programs = gone;
+      --kept->program_count;
+    }
   }
-  made->owner = kept;
-  memcpy(made->key, key, 32);
-  made->handle = program->handle;
-  made->generation = program->queue->generation;
-  made->lent = 1;
-  made->used = ++session->clock;
-  made->next = kept->programs;
-  kept->programs = made;
-  ++kept->program_count;
-  program->kept = made;
-  made = NULL;
-done:
+  if (entry && !session->closed && kept->program_count < KEPT_PROGRAMS) {
+    entry->handle = program->handle;
+    entry->building = 0;
+    entry->used = ++session->clock;
+    ++kept->program_count;
+    pthread_cond_broadcast(&settled);
+    kept_it = 1;
+  } else if (entry) {
+    /* No room, or closed: the program keeps its own build. */
+    unlink_building(kept, entry);
+    program->kept = NULL;
+  }
   pthread_mutex_unlock(&lock);
-  free(made);
+  if (entry && !kept_it)
+    free(entry);
   trash_empty(&bin);
 }
 
@@ -487,13 +654,20 @@ void ck__session_program_give(ck_program *program) {
   kept_program *entry = program->kept;
   ck__session_device *kept = entry->owner;
   trash bin = {0};
+  int abandoned = entry->building; /* its build failed */
   pthread_mutex_lock(&lock);
-  entry->lent = 0;
-  if (kept->session->closed)
-    discard_programs(kept, IDLE, &bin);
-  else /* one of a state since destroyed serves no one */
-    discard_programs(kept, STALE, &bin);
+  if (abandoned) {
+    unlink_building(kept, entry);
+  } else {
+    --entry->users;
+    if (kept->session->closed)
+      discard_programs(kept, IDLE, &bin);
+    else /* one of a state since destroyed serves no one */
+      discard_programs(kept, STALE, &bin);
+  }
   pthread_mutex_unlock(&lock);
+  if (abandoned)
+    free(entry);
   trash_empty(&bin);
   program->kept = NULL;
   program->handle = NULL;

@@ -1,11 +1,15 @@
 """clkit.Session: runs on a session equal the command's; what a session
-keeps and reuses (its stats); errors it survives; closing; the default
-sessions."""
+keeps and reuses (its stats); errors it survives; closing, from a call's
+own callbacks too; the default sessions; forked children; calls at once;
+a call's scratch folder when SIGTERM ends the process."""
 import copy
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -259,3 +263,275 @@ def test_a_forked_child_makes_its_own_default_session():
     os.waitpid(child, 0)
     assert answer == b"ok"
     assert _session.default_session("test", "ref") is parent
+
+
+def _closing_runs(device, close):
+    """A run on a session of device that closes its session where close
+    says, and the same run on a session left open."""
+    options = dict(dim=2, particles=16, iters=8, seed=3)
+    with clkit.Session(device) as open_session:
+        expected = clkit.pso.minimize(sphere_objective, -1, 1,
+                                      session=open_session, **options)
+    session = clkit.Session(device)
+    result = close(session, options)
+    return session, result, expected
+
+
+def sphere_objective(X):
+    return (X * X).sum(axis=1)
+
+
+def _close_from_progress(session, options):
+    return clkit.pso.minimize(sphere_objective, -1, 1, session=session,
+                              progress=lambda progress: session.close(),
+                              **options)
+
+
+def _close_from_the_objective(session, options):
+    def objective(X):
+        session.close()
+        return sphere_objective(X)
+    return clkit.pso.minimize(objective, -1, 1, session=session, **options)
+
+
+def _close_from_another_thread(session, options):
+    """Another thread closes the session while the run waits in its
+    objective."""
+    closed = threading.Event()
+    closer = threading.Thread(target=lambda: (session.close(), closed.set()))
+
+    def objective(X):
+        if not closer.is_alive() and not closed.is_set():
+            closer.start()
+            assert closed.wait(30)
+        return sphere_objective(X)
+
+    result = clkit.pso.minimize(objective, -1, 1, session=session, **options)
+    closer.join()
+    return result
+
+
+@pytest.mark.parametrize("close", [_close_from_progress,
+                                   _close_from_the_objective,
+                                   _close_from_another_thread],
+                         ids=["progress", "objective", "thread"])
+def test_a_run_closing_its_session_finishes(device, close):
+    """One rule wherever the session is closed during a run: the run under
+    way finishes, as on a session left open; later calls are refused."""
+    session, result, expected = _closing_runs(device, close)
+    assert session.closed
+    assert result.fun == expected.fun
+    assert result.x.tolist() == expected.x.tolist()
+    with pytest.raises(clkit.ArgumentError, match="closed"):
+        clkit.pso.minimize("sphere", session=session, **SMALL)
+
+
+@pytest.mark.skipif(not OPENCL, reason="no OpenCL device")
+def test_calls_at_once_build_each_program_once():
+    """Rounds of calls at once on one session: a kept program serves every
+    queue of its device, so each is built once, and the queues the first
+    round made serve the later rounds."""
+    threads, rounds = 4, 3
+    options = dict(dim=3, particles=16, iters=5, seed=2)
+    with clkit.Session(OPENCL) as alone:
+        expected = clkit.pso.minimize(SOURCE, -2, 2, session=alone,
+                                      **options)
+        built = alone.stats()["programs_built"]
+    with clkit.Session(OPENCL) as session:
+        made = []
+        for _ in range(rounds):
+            start = threading.Barrier(threads)
+            results = [None] * threads
+
+            def call(index):
+                start.wait()
+                results[index] = clkit.pso.minimize(
+                    SOURCE, -2, 2, session=session, **options)
+
+            workers = [threading.Thread(target=call, args=(index,))
+                       for index in range(threads)]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            assert [result.fun for result in results] == \
+                [expected.fun] * threads
+            made.append(session.stats()["queues_made"])
+        stats = session.stats()
+    assert built >= 1
+    assert stats["programs_built"] == built
+    assert stats["runs"] == threads * rounds
+    assert made[0] <= threads and made == [made[0]] * rounds
+
+
+def _python(code, timeout=120):
+    """Runs code in a new Python, in a process group of its own; one that
+    has not ended by timeout (a child that hangs) is killed with its
+    group, and fails the test rather than hanging it."""
+    process = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"the process hung: {textwrap.dedent(code)}")
+    assert process.returncode == 0, stderr
+    return stdout
+
+
+FORKED = """
+    import os, time, clkit
+    SMALL = dict(dim=2, particles=16, iters=4, seed=3)
+    opencl = {opencl!r}
+    parent = clkit.pso.minimize("sphere", device=opencl, **SMALL)
+    ref = clkit.pso.minimize("sphere", device="ref", **SMALL)
+"""
+
+
+@pytest.mark.skipif(not OPENCL or not hasattr(os, "fork"),
+                    reason="no OpenCL device, or no fork")
+def test_a_forked_child_is_refused_opencl_at_once():
+    """A child forked after its parent used OpenCL (PoCL) would hang in
+    the runtime: its OpenCL calls raise clkit.Error at once, naming the
+    cause and the fix. ref works there, and the parent goes on."""
+    out = _python(FORKED.format(opencl=OPENCL) + """
+    child = os.fork()
+    if child == 0:
+        code = 0
+        for call in (lambda: clkit.pso.minimize("sphere", device=opencl,
+                                                **SMALL),
+                     lambda: clkit.Session(opencl),
+                     lambda: clkit.nn.MLP((4,), device=opencl).fit(
+                         [[0.0], [1.0]], [0, 1])):
+            start = time.monotonic()
+            try:
+                call()
+                code = 1
+            except clkit.Error as error:
+                if "forked" not in str(error) or "'spawn'" not in str(error) \\
+                        or error.status != "CK_ERROR_UNSUPPORTED" or \\
+                        isinstance(error, clkit.ArgumentError) or \\
+                        time.monotonic() - start > 5:
+                    code = 2
+        again = clkit.pso.minimize("sphere", device="ref", **SMALL)
+        os._exit(code or (0 if again.fun == ref.fun else 3))
+    _, status = os.waitpid(child, 0)
+    print(os.waitstatus_to_exitcode(status))
+    print(clkit.pso.minimize("sphere", device=opencl, **SMALL).fun ==
+          parent.fun)
+    """)
+    assert out.split() == ["0", "True"]
+
+
+@pytest.mark.skipif(not OPENCL or not hasattr(os, "fork"),
+                    reason="no OpenCL device, or no fork")
+def test_multiprocessing_fork_workers():
+    """multiprocessing's fork start method: a worker's OpenCL call raises
+    clkit.Error in the parent, naming the start methods that work; its
+    ref calls run."""
+    out = _python(FORKED.format(opencl=OPENCL) + """
+    import multiprocessing
+
+    def work(device):
+        return clkit.pso.minimize("sphere", device=device, **SMALL).fun
+
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        print(pool.map(work, ["ref", "ref"]) == [ref.fun, ref.fun])
+        try:
+            pool.apply(work, (opencl,))
+            print("ran")
+        except clkit.Error as error:
+            print("'forkserver'" in str(error))
+    """)
+    assert out.split() == ["True", "True"]
+
+
+@pytest.mark.skipif(not OPENCL or not hasattr(os, "fork"),
+                    reason="no OpenCL device, or no fork")
+def test_joblib_fork_workers():
+    """joblib's multiprocessing backend forks too: cross_val_score of an
+    MLP on OpenCL raises clkit.Error rather than hanging; on ref it
+    scores."""
+    pytest.importorskip("sklearn")
+    out = _python(FORKED.format(opencl=OPENCL) + """
+    import numpy as np
+    from joblib import parallel_backend
+    from sklearn.model_selection import cross_val_score
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with parallel_backend("multiprocessing"):
+        scores = cross_val_score(clkit.nn.MLP((4,), device="ref", epochs=2,
+                                              seed=1), X, y, cv=2, n_jobs=2)
+        print(len(scores))
+        try:
+            cross_val_score(clkit.nn.MLP((4,), device=opencl, epochs=2),
+                            X, y, cv=2, n_jobs=2, error_score="raise")
+            print("ran")
+        except clkit.Error as error:
+            print("'spawn'" in str(error))
+    """)
+    assert out.split() == ["2", "True"]
+
+
+SIGTERMED = """
+    import os, signal, sys, clkit
+    started = []
+
+    def objective(X):
+        if not started:
+            started.append(1)
+            print(signal.getsignal(signal.SIGTERM) is handler, flush=True)
+            print("started", flush=True)
+        return (X * X).sum(axis=1)
+
+    {setup}
+    clkit.pso.minimize(objective, -1, 1, dim=2, particles=8,
+                       iters=10 ** 9, device="ref")
+"""
+
+
+def test_sigterm_mid_call_leaves_no_scratch_folder(tmp_path):
+    """SIGTERM ends a process mid-call as it would without clkit (its
+    status says SIGTERM), and leaves none of the call's files."""
+    code = SIGTERMED.format(setup="handler = signal.SIG_DFL")
+    process = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, TMPDIR=str(tmp_path)))
+    try:
+        process.stdout.readline()
+        assert process.stdout.readline().strip() == "started"
+        assert [entry.name for entry in tmp_path.iterdir()
+                if entry.name.startswith("clkit-")]
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == -signal.SIGTERM, stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_callers_sigterm_handler_is_left_alone(tmp_path):
+    """A handler of the caller's stays in place during a call; the default
+    is back after it."""
+    setup = ("signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))\n"
+             "    handler = signal.getsignal(signal.SIGTERM)")
+    code = SIGTERMED.format(setup=setup)
+    process = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, TMPDIR=str(tmp_path)))
+    try:
+        assert process.stdout.readline().strip() == "True"
+        assert process.stdout.readline().strip() == "started"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 3, stderr
+    assert list(tmp_path.iterdir()) == []
+    clkit.pso.minimize("sphere", device="ref", **SMALL)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
