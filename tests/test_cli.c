@@ -891,7 +891,7 @@ static void check_unwritable_unprivileged(void) {
                                    "--dim", "2",   "--iters",  "4",
                                    "--out", kept,  NULL};
     r = run_clkit_env(environment, replace);
-    EXPECT_EXIT(r, cases[c].refused ? 1 : 0, replace);
+    EXPECT_EXIT(r, cases[c].refused ? 2 : 0, replace);
     if (cases[c].refused)
       EXPECT_HAS(r.err, "Permission denied", replace);
     release(&r);
@@ -1048,9 +1048,9 @@ static void check_pso_files(void) {
   EXPECT_HAS(r.out, "4,", to_stdout);
   EXPECT_HAS(r.err, "stopped_by         iterations", to_stdout);
   release(&r);
-  /* A descriptor that is not open fails before the run; it is never
-   * replaced by a file. */
-  expect_pso_trace("/dev/fd/999", 1,
+  /* A descriptor that is not open is refused before the run (a usage
+   * error); it is never replaced by a file. */
+  expect_pso_trace("/dev/fd/999", 2,
                    "option --trace: cannot write /dev/fd/999: descriptor 999 "
                    "is not open");
   /* A device that fills up fails the write itself, after the run, and the
@@ -1088,7 +1088,7 @@ static void check_pso_files(void) {
   snprintf(loop_b, sizeof loop_b, "%s/loop-b.csv", work_dir);
   CHECK(symlink("loop-b.csv", loop_a) == 0);
   CHECK(symlink("loop-a.csv", loop_b) == 0);
-  expect_pso_trace(loop_a, 1, "Too many levels of symbolic links");
+  expect_pso_trace(loop_a, 2, "Too many levels of symbolic links");
   CHECK(lstat(loop_a, &link_status) == 0 && S_ISLNK(link_status.st_mode));
   CHECK(lstat(loop_b, &link_status) == 0 && S_ISLNK(link_status.st_mode));
   /* A file replaced keeps its permissions: a private one stays private.
@@ -2012,7 +2012,7 @@ static void check_aco_run(void) {
        1,
        missing},
       {{"run", "aco", instance, "--tour-out", nowhere, "--device", "ref", NULL},
-       1,
+       2,
        nowhere},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
@@ -2230,7 +2230,7 @@ static void check_nn_run(void) {
        damaged},
       {{"run", "nn", "--load", model, "--predict", rows, "--label-col", "last",
         "--out", nowhere, "--device", "ref", NULL},
-       1,
+       2,
        nowhere},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
@@ -3892,7 +3892,7 @@ static void check_nn_predict_stdout(void) {
                  "to standard output; give --out a file");
   {
     run_output r = run_clkit_stdout_piped(predict, 1);
-    EXPECT_EXIT(r, 1, predict);
+    EXPECT_EXIT(r, 2, predict);
     EXPECT_HAS(r.err,
                "--predict without --out writes the classes to standard "
                "output: cannot write -: descriptor 1 is not open",
