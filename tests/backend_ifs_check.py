@@ -22,7 +22,6 @@ ALLOWED = {
     "queue.c": "finds the CUDA backend's table where it is built",
     "runtime.h": "declares CUDA's helpers where it is built",
     "exchange_backend.h": "names the exchange's transports that are built",
-    "peer.c": "copies between CUDA devices and processes",
 }
 NEUTRAL = "exchange.c"
 
