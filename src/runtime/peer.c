@@ -91,6 +91,7 @@ ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
                     destination->size);
   if (size == 0)
     return CK_OK;
+  assert(peer->ops && peer->ops->copy);
   return peer->ops->copy(peer->state, to, destination, destination_offset, from,
                          source, source_offset, size);
 }
@@ -98,12 +99,14 @@ ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,
 ck_status ck__peer_mark(ck__peer *peer, ck_queue *from) {
   CK__REQUIRE(peer);
   CK__REQUIRE(from);
+  assert(peer->ops);
   return peer->ops->mark ? peer->ops->mark(peer->state, from) : CK_OK;
 }
 
 ck_status ck__peer_follow(ck__peer *peer, ck_queue *to) {
   CK__REQUIRE(peer);
   CK__REQUIRE(to);
+  assert(peer->ops);
   return peer->ops->follow ? peer->ops->follow(peer->state, to) : CK_OK;
 }
 
@@ -117,6 +120,7 @@ ck_status ck__peer_address(const ck__peer *peer, ck_buffer *source,
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "CUDA device %d cannot read the memory of device %d",
                     peer->to, peer->from);
+  assert(peer->ops && peer->ops->address);
   *address = peer->ops->address(source);
   return CK_OK;
 }
@@ -143,8 +147,12 @@ static ck_status ipc_given(const char *function, const ck_queue *queue,
   CK__REQUIRE_IN(function, queue);
   CK__REQUIRE_IN(function, handle);
   *ops = peer_ops(&queue->device);
-  if (*ops && (*ops)->buffer_handle)
+  if (*ops && (*ops)->buffer_handle) {
+    /* All or none (backend.h). */
+    assert((*ops)->buffer_open && (*ops)->event_make && (*ops)->event_open &&
+           (*ops)->event_close);
     return CK_OK;
+  }
   return ck__fail(CK_ERROR_UNSUPPORTED,
                   "reads between processes need CUDA devices");
 }
@@ -219,12 +227,14 @@ ck_status ck__ipc_event_open(ck_queue *queue, const void *handle,
 ck_status ck__ipc_event_record(ck__ipc_event *event, ck_queue *queue) {
   CK__REQUIRE(event);
   CK__REQUIRE(queue);
+  assert(event->ops && event->ops->event_record);
   return event->ops->event_record(event->state, queue);
 }
 
 ck_status ck__ipc_event_wait(ck__ipc_event *event, ck_queue *queue) {
   CK__REQUIRE(event);
   CK__REQUIRE(queue);
+  assert(event->ops && event->ops->event_wait);
   return event->ops->event_wait(event->state, queue);
 }
 
