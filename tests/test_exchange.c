@@ -290,6 +290,27 @@ static void varied(size_t local, const void *communicator) {
   CHECK_MSG(ck__exchange_route(ex, 4, send, counts, beyond, beyond, received) ==
                 CK_ERROR_INVALID_ARGUMENT,
             "a route to a member out of range is refused");
+  /* Across processes, what one message cannot carry is refused on every
+   * process, after the counts cross and before any item does: a count
+   * past 2^31 - 1 at the end of each process's line, items of no bytes. */
+  if (ck__exchange_ranks(ex) > 1) {
+    for (size_t i = 0; i < local; ++i) {
+      counts[i] = i + 1 == local ? (size_t)1 << 31 : 0;
+      send[i] = words[i];
+    }
+    const char *message = "";
+    ck_status status = ck__exchange_pass(ex, 1, 1, send, counts, received);
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
+                  strstr(message, "2147483648 items between processes"),
+              "a pass of 2^31 items: %d, %s", (int)status, message);
+    counts[local - 1] = 1;
+    status = ck__exchange_pass(ex, 0, 0, send, counts, received);
+    ck_error_get_last(&message);
+    CHECK_MSG(status == CK_ERROR_UNSUPPORTED &&
+                  strstr(message, "items of 0 bytes"),
+              "a pass of empty items: %d, %s", (int)status, message);
+  }
   for (size_t i = 0; i < local; ++i)
     free(received[i].data);
   ck__exchange_destroy(ex);
@@ -301,6 +322,14 @@ static void refusals(void) {
   ck__exchange *ex = NULL;
   CHECK(ck__exchange_create(0, names, NULL, &ex) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(ex == NULL);
+  /* More members in one process than a spread holds. */
+  const char *many[CK__EXCHANGE_MAX_LOCAL + 1];
+  for (size_t i = 0; i <= CK__EXCHANGE_MAX_LOCAL; ++i)
+    many[i] = "ref";
+  CHECK(ck__exchange_create(CK__EXCHANGE_MAX_LOCAL + 1, many, NULL, &ex) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ex == NULL);
+  ck__exchange_destroy(ex);
 #if !CK_HAVE_MPI
   int fake = 0;
   CHECK(ck__exchange_create(1, names, &fake, &ex) == CK_ERROR_INVALID_ARGUMENT);

@@ -729,6 +729,63 @@ done:
   ck_queue_destroy(c.queue);
 }
 
+/* Copies between two ref queues without the host (ck__peer): none
+ * without the tests' switch, nor with CLKIT_PEER=0, nor to an OpenCL
+ * device; with it, bytes land where asked at the call, the destination
+ * reads the source at its host address, and bad ranges are refused. */
+static void ref_peers(const ck_device *ref, const ck_device *other) {
+  ck__peer *peer = (ck__peer *)&peer;
+  CHECK_OK(ck__peer_open(ref, ref, &peer));
+  CHECK_MSG(peer == NULL, "ref copies without the tests' switch");
+  ck__peer_ref_for_tests = 1;
+  if (other) {
+    CHECK_OK(ck__peer_open(ref, other, &peer));
+    CHECK_MSG(peer == NULL, "copies from ref to %s", other->id);
+  }
+  setenv("CLKIT_PEER", "0", 1);
+  CHECK_OK(ck__peer_open(ref, ref, &peer));
+  CHECK_MSG(peer == NULL, "ref copies with CLKIT_PEER=0");
+  unsetenv("CLKIT_PEER");
+  ck_queue *from = NULL, *to = NULL;
+  ck_buffer *source = NULL, *destination = NULL;
+  CHECK_OK(ck__peer_open(ref, ref, &peer));
+  CHECK_OK(ck_queue_create(ref, &from));
+  CHECK_OK(ck_queue_create(ref, &to));
+  if (from && to) {
+    CHECK_OK(ck_buffer_create(from, 16, &source));
+    CHECK_OK(ck_buffer_create(to, 16, &destination));
+  }
+  if (!peer || !source || !destination)
+    goto done;
+  const unsigned char bytes[16] = {1, 2,  3,  4,  5,  6,  7,  8,
+                                   9, 10, 11, 12, 13, 14, 15, 16};
+  unsigned char got[16] = {0};
+  CHECK_OK(ck_buffer_write(from, source, 0, 16, bytes, CK_BLOCKING, NULL));
+  CHECK_OK(ck_buffer_fill(to, destination, &got[0], 1, 0, 16, NULL));
+  CHECK_OK(ck__peer_mark(peer, from));
+  CHECK_OK(ck__peer_copy(peer, to, destination, 4, from, source, 2, 8));
+  CHECK_OK(ck__peer_follow(peer, to));
+  CHECK_OK(ck_buffer_read(to, destination, 0, 16, got, CK_BLOCKING, NULL));
+  for (int k = 0; k < 16; ++k)
+    CHECK_MSG(got[k] == (k >= 4 && k < 12 ? bytes[k - 2] : 0),
+              "byte %d copied: %d", k, got[k]);
+  CHECK(ck__peer_direct(peer));
+  uint64_t address = 0;
+  CHECK_OK(ck__peer_address(peer, source, &address));
+  CHECK(address && !memcmp((const void *)(uintptr_t)address, bytes, 16));
+  CHECK(ck__peer_copy(peer, to, destination, 12, from, source, 0, 8) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__peer_copy(peer, from, destination, 0, from, source, 0, 8) ==
+        CK_ERROR_INVALID_ARGUMENT);
+done:
+  ck__peer_ref_for_tests = 0;
+  ck__peer_close(peer);
+  ck_buffer_destroy(source);
+  ck_buffer_destroy(destination);
+  ck_queue_destroy(from);
+  ck_queue_destroy(to);
+}
+
 /* Words of ck_selfcheck_generate's bits that differ from the host Philox
  * of seed and pass; every word is poisoned first, so unwritten ones show. */
 static int generate_differs(ck_queue *queue, ck_kernel *kernel, ck_buffer *bits,
@@ -906,6 +963,7 @@ int main(void) {
   null_arguments(&set.devices[0]);
   ipc_refusals(&set.devices[0]);
   long opencl = test_opencl_device(&set);
+  ref_peers(&set.devices[0], opencl >= 0 ? &set.devices[opencl] : NULL);
   if (opencl >= 0) {
     round_trips(&set.devices[opencl]);
     kernel_launch(&set.devices[opencl]);

@@ -18,6 +18,44 @@ typedef enum ck__arg_kind {
   CK__ARG_LOCAL
 } ck__arg_kind;
 
+/*
+ * Copies between two devices of one backend without the host, and reads
+ * between the processes of one node (peer.c checks the arguments and
+ * owns the handles). Optional ones are NULL where the backend has none.
+ */
+typedef struct ck__peer_ops {
+  /* Copies from device `from` to device `to`: their state into *state,
+   * and *direct 1 where `to`'s kernels may read `from`'s memory. */
+  ck_status (*open)(const ck_device *from, const ck_device *to, void **state,
+                    int *direct);
+  /* Optional: frees what open made. */
+  void (*close)(void *state);
+  /* size bytes from source on queue `from` to destination on queue `to`,
+   * after the work queued on both, before their later work. */
+  ck_status (*copy)(void *state, ck_queue *to, ck_buffer *destination,
+                    size_t destination_offset, ck_queue *from,
+                    ck_buffer *source, size_t source_offset, size_t size);
+  /* Optional: a mark on the source's queue, and the destination's queue
+   * made to wait for it (NULL: copies are done at the call). */
+  ck_status (*mark)(void *state, ck_queue *from);
+  ck_status (*follow)(void *state, ck_queue *to);
+  /* The address at which kernels read buffer. */
+  uint64_t (*address)(const ck_buffer *buffer);
+  /* Optional, all or none: between processes (runtime.h's ck__ipc_*). A
+   * device's identity, buffers' handles, and events (*event: the
+   * backend's, freed by event_close). */
+  ck_status (*identity)(const ck_device *device, void *identity);
+  ck_status (*buffer_handle)(ck_buffer *buffer, void *handle);
+  ck_status (*buffer_open)(ck_queue *queue, const void *handle,
+                           uint64_t *address);
+  void (*buffer_close)(const ck_device *device, uint64_t address);
+  ck_status (*event_make)(ck_queue *queue, void *handle, void **event);
+  ck_status (*event_open)(ck_queue *queue, const void *handle, void **event);
+  ck_status (*event_record)(void *event, ck_queue *queue);
+  ck_status (*event_wait)(void *event, ck_queue *queue);
+  void (*event_close)(void *event);
+} ck__peer_ops;
+
 typedef struct ck__queue_ops {
   ck_status (*create)(ck_queue *queue);
   /* Optional: create, sharing what it can with home, a live queue of the
@@ -68,6 +106,9 @@ typedef struct ck__queue_ops {
   ck_status (*event_times)(ck_event *event, uint64_t *start_ns,
                            uint64_t *end_ns);
   void (*event_destroy)(ck_event *event);
+  /* Optional: copies between this backend's devices, and between
+   * processes (peer.c); NULL for none. */
+  const ck__peer_ops *peer;
 } ck__queue_ops;
 
 /* A device's share of a session (session.c): its kept queue, programs
@@ -172,6 +213,7 @@ ck_status ck__opencl_enumerate(ck_status (*add)(void *user,
 
 #if CK_HAVE_CUDA
 extern const ck__queue_ops ck__cuda_ops;
+extern const ck__peer_ops ck__cuda_peer_ops;
 
 /* CUDA devices, as ck_device entries (ids cuda:N, N the CUDA ordinal).
  * A GPU this build cannot make code for (ck__cuda_reach_of) is left out

@@ -38,9 +38,9 @@ typedef struct ck__exchange ck__exchange;
  * the processes of *(MPI_Comm *)communicator where that is not NULL (the
  * communicator is duplicated; the caller keeps its own). names[i] names
  * local member i in messages (a device id); copied. Collective over the
- * communicator. Errors: CK_ERROR_INVALID_ARGUMENT (no members; a
- * communicator in a build without MPI), CK_ERROR_OUT_OF_MEMORY, CK_ERROR_IO
- * (an MPI call failed).
+ * communicator. Errors: CK_ERROR_INVALID_ARGUMENT (no members, or more
+ * than CK__EXCHANGE_MAX_LOCAL; a communicator in a build without MPI),
+ * CK_ERROR_OUT_OF_MEMORY, CK_ERROR_EXCHANGE (an MPI call failed).
  */
 ck_status ck__exchange_create(size_t local, const char *const *names,
                               const void *communicator,

@@ -1,8 +1,11 @@
 /*
- * exchange_nccl.c - sums of device buffers through NCCL, where every
- * member of a spread run is a CUDA device: GPU to GPU over NVLink or
- * PCIe, with no copy through host memory (exchange.c decides when).
+ * exchange_nccl.c - the exchange's transport on the devices through NCCL
+ * (exchange_backend.h; built where CUDA and NCCL are found): where every
+ * member of a spread run is a CUDA device, sums and swaps go GPU to GPU
+ * over NVLink or PCIe, with no copy through host memory (exchange.c
+ * decides when).
  */
+#include <assert.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <nccl.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 
 #include "runtime/backend.h"
+#include "runtime/exchange_backend.h"
 #include "runtime/exchange_nccl.h"
 #include "runtime/runtime.h"
 
@@ -77,17 +81,18 @@ int ck__nccl_available(void) {
 #define ncclRecv nccl_library.ncclRecv
 #define ncclCommAbort nccl_library.ncclCommAbort
 
-struct ck__nccl {
+/* The communicators of a process's members. */
+typedef struct nccl_group {
   size_t local;
   ncclComm_t *comms; /* a local member each */
-};
+} nccl_group;
 
 static ck_status nccl_failed(const char *call, ncclResult_t code) {
   return ck__fail(CK_ERROR_EXCHANGE, "%s failed: %s", call,
                   ncclGetErrorString(code));
 }
 
-ck_status ck__nccl_unique_id(void *id, size_t size) {
+static ck_status unique_id(void *id, size_t size) {
   if (size < sizeof(ncclUniqueId))
     return ck__fail(CK_ERROR_EXCHANGE, "an NCCL id needs %zu bytes",
                     sizeof(ncclUniqueId));
@@ -95,15 +100,15 @@ ck_status ck__nccl_unique_id(void *id, size_t size) {
   return code == ncclSuccess ? CK_OK : nccl_failed("ncclGetUniqueId", code);
 }
 
-size_t ck__nccl_id_size(void) {
-  return sizeof(ncclUniqueId);
-}
+static void nccl_leave(void *state);
 
-ck_status ck__nccl_create(const void *id, size_t members, size_t first,
-                          ck_queue *const *queues, size_t local,
-                          ck__nccl **made) {
+/* Communicators for this process's `local` members, numbered first ..
+ * first + local - 1 of `members` over all processes; collective. */
+static ck_status create(const void *id, size_t members, size_t first,
+                        ck_queue *const *queues, size_t local,
+                        nccl_group **made) {
   ck_status status = CK_OK;
-  ck__nccl *nccl = calloc(1, sizeof *nccl);
+  nccl_group *nccl = calloc(1, sizeof *nccl);
   if (!nccl)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   nccl->comms = calloc(local, sizeof *nccl->comms);
@@ -127,7 +132,7 @@ ck_status ck__nccl_create(const void *id, size_t members, size_t first,
   *made = nccl;
   return CK_OK;
 fail:
-  ck__nccl_destroy(nccl);
+  nccl_leave(nccl);
   return status;
 }
 
@@ -142,22 +147,66 @@ static int version_at_least(int least) {
          version >= least;
 }
 
-int ck__nccl_averages(void) {
-  return version_at_least(AVERAGE_VERSION);
+/* 1 where the library opened sends and receives (NCCL 2.7 on). */
+static int has_swaps(void) {
+  return ck__nccl_available() && ncclSend && ncclRecv;
 }
 
-int ck__nccl_captures(void) {
-  return version_at_least(CAPTURE_VERSION);
+static unsigned nccl_able(ck_queue *const *queues, size_t local) {
+  int able = !ck__setting_off("CLKIT_NCCL") && ck__nccl_available();
+  for (size_t i = 0; able && i < local; ++i) {
+    const ck_device *device = NULL;
+    able = ck_queue_get_device(queues[i], &device) == CK_OK &&
+           device->backend == CK_BACKEND_CUDA;
+  }
+  if (!able)
+    return 0;
+  return CK__DEVICES_SUM |
+         (version_at_least(AVERAGE_VERSION) ? CK__DEVICES_AVERAGE : 0u) |
+         (has_swaps() ? CK__DEVICES_SWAP : 0u) |
+         (version_at_least(CAPTURE_VERSION) ? CK__DEVICES_CAPTURE : 0u);
+}
+
+/* NCCL's communicators for the members: an id made by rank 0 and sent to
+ * the others, then one communicator a local member. */
+static ck_status nccl_join(ck__exchange *exchange, ck_queue *const *queues,
+                           void **state) {
+  ck_status status = CK_OK;
+  unsigned char id[sizeof(ncclUniqueId)] = {0};
+  nccl_group *made = NULL;
+  size_t local = ck__exchange_local(exchange);
+  assert(local >= 1 && local <= CK__EXCHANGE_MAX_LOCAL);
+  /* NCCL connects its peers at their first collective by default: in the
+   * first training step, where it cost near a second across processes.
+   * Connected here instead, unless the user chose. */
+  setenv("NCCL_RUNTIME_CONNECT", "0", 0);
+  /* The MLP's sums share the GPU with its products. At most 16 channels
+   * left each step on two H100s 7% shorter than NCCL's own choice
+   * (bench/results/h100x2-2026-11-27-mlp). A user's setting stands. */
+  if (!getenv("NCCL_MAX_NCHANNELS") && !getenv("NCCL_MAX_CTAS"))
+    setenv("NCCL_MAX_NCHANNELS", "16", 0);
+  /* The first member's status stands for its process's id. */
+  ck_status statuses[CK__EXCHANGE_MAX_LOCAL] = {0};
+  statuses[0] =
+      ck__exchange_rank(exchange) == 0 ? unique_id(id, sizeof id) : CK_OK;
+  CK_TRY(ck__exchange_agree(exchange, statuses));
+  CK_TRY(ck__exchange_broadcast(exchange, 0, id, sizeof id));
+  CK_TRY(create(id, ck__exchange_members(exchange),
+                ck__exchange_first(exchange), queues, local, &made));
+  *state = made;
+fail:
+  return status;
 }
 
 static ncclRedOp_t operation(int average) {
   return average ? ncclAvg : ncclSum;
 }
 
-ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
-                       ck_buffer *const *buffers, size_t count,
-                       int double_precision, int average) {
+static ck_status nccl_sum(void *state, ck_queue *const *queues,
+                          ck_buffer *const *buffers, size_t count,
+                          int double_precision, int average) {
   ck_status status = CK_OK;
+  nccl_group *nccl = state;
   ncclResult_t code = ncclGroupStart();
   for (size_t i = 0; code == ncclSuccess && i < nccl->local; ++i) {
     if ((status = ck__cuda_use_device(queues[i])) != CK_OK)
@@ -176,9 +225,11 @@ ck_status ck__nccl_sum(ck__nccl *nccl, ck_queue *const *queues,
   return CK_OK;
 }
 
-ck_status ck__nccl_member_sum(ck__nccl *nccl, size_t i, void *stream,
-                              void *const *data, const size_t *counts, size_t n,
-                              int double_precision, int average) {
+static ck_status nccl_member_sum(void *state, size_t i, void *stream,
+                                 void *const *data, const size_t *counts,
+                                 size_t n, int double_precision, int average) {
+  nccl_group *nccl = state;
+  assert(i < nccl->local);
   /* One group: the arrays go out together. */
   ncclResult_t code = ncclGroupStart();
   for (size_t k = 0; code == ncclSuccess && k < n; ++k)
@@ -192,15 +243,14 @@ ck_status ck__nccl_member_sum(ck__nccl *nccl, size_t i, void *stream,
   return CK_OK;
 }
 
-int ck__nccl_swaps(void) {
-  return ck__nccl_available() && ncclSend && ncclRecv;
-}
-
-ck_status ck__nccl_member_swap(ck__nccl *nccl, size_t i, void *stream,
-                               const ck__exchange_piece *sends, size_t n_sends,
-                               const ck__exchange_piece *receives,
-                               size_t n_receives) {
-  if (!ck__nccl_swaps())
+static ck_status nccl_member_swap(void *state, size_t i, void *stream,
+                                  const ck__exchange_piece *sends,
+                                  size_t n_sends,
+                                  const ck__exchange_piece *receives,
+                                  size_t n_receives) {
+  nccl_group *nccl = state;
+  assert(i < nccl->local);
+  if (!has_swaps())
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "this NCCL has no point-to-point calls (2.7 on)");
   /* One group: NCCL pairs the calls of two members, in their order, and
@@ -220,7 +270,8 @@ ck_status ck__nccl_member_swap(ck__nccl *nccl, size_t i, void *stream,
   return CK_OK;
 }
 
-void ck__nccl_abort(ck__nccl *nccl) {
+static void nccl_abort(void *state) {
+  nccl_group *nccl = state;
   if (!nccl || !ncclCommAbort)
     return;
   for (size_t i = 0; nccl->comms && i < nccl->local; ++i)
@@ -230,7 +281,8 @@ void ck__nccl_abort(ck__nccl *nccl) {
     }
 }
 
-void ck__nccl_destroy(ck__nccl *nccl) {
+static void nccl_leave(void *state) {
+  nccl_group *nccl = state;
   if (!nccl)
     return;
   for (size_t i = 0; nccl->comms && i < nccl->local; ++i)
@@ -239,3 +291,13 @@ void ck__nccl_destroy(ck__nccl *nccl) {
   free(nccl->comms);
   free(nccl);
 }
+
+const ck__exchange_device_ops ck__exchange_nccl_ops = {
+    .able = nccl_able,
+    .join = nccl_join,
+    .sum = nccl_sum,
+    .member_sum = nccl_member_sum,
+    .member_swap = nccl_member_swap,
+    .abort = nccl_abort,
+    .leave = nccl_leave,
+};

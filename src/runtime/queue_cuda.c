@@ -1292,4 +1292,5 @@ const ck__queue_ops ck__cuda_ops = {
     .event_wait = cu_event_wait,
     .event_times = cu_event_times,
     .event_destroy = cu_event_destroy,
+    .peer = &ck__cuda_peer_ops,
 };

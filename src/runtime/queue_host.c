@@ -138,6 +138,37 @@ static void host_event_destroy(ck_event *event) {
   (void)event;
 }
 
+/* Copies between ref devices, for tests (ck__peer_ref_for_tests): a
+ * memmove between their host memory, done at the call. */
+static ck_status host_peer_open(const ck_device *from, const ck_device *to,
+                                void **state, int *direct) {
+  (void)from, (void)to;
+  *state = NULL;
+  *direct = 1;
+  return CK_OK;
+}
+
+static ck_status host_peer_copy(void *state, ck_queue *to,
+                                ck_buffer *destination,
+                                size_t destination_offset, ck_queue *from,
+                                ck_buffer *source, size_t source_offset,
+                                size_t size) {
+  (void)state, (void)to, (void)from;
+  memmove((char *)destination->handle + destination_offset,
+          (const char *)source->handle + source_offset, size);
+  return CK_OK;
+}
+
+static uint64_t host_peer_address(const ck_buffer *buffer) {
+  return (uint64_t)(uintptr_t)buffer->handle;
+}
+
+static const ck__peer_ops host_peer_ops = {
+    .open = host_peer_open,
+    .copy = host_peer_copy,
+    .address = host_peer_address,
+};
+
 const ck__queue_ops ck__host_ops = {
     .create = host_create,
     .destroy = host_destroy,
@@ -158,4 +189,5 @@ const ck__queue_ops ck__host_ops = {
     .event_wait = host_event_wait,
     .event_times = host_event_times,
     .event_destroy = host_event_destroy,
+    .peer = &host_peer_ops,
 };
