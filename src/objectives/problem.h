@@ -178,6 +178,14 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
                                  size_t points, size_t rows, uint32_t group,
                                  int double_precision);
 
+/* ---- cost models (problem.c) -------------------------------------------- */
+
+/* The floating-point operations of one dimension's term of built-in
+ * objective fn, as the kernels compute it, a sin, cos, exp, log, sqrt or
+ * power counted as one, for the optimisers' cost models; NaN for lsq, whose
+ * cost is its rows', and for a name of no built-in objective. */
+double ck__objective_term_flops(const char *fn);
+
 /* ---- host objectives (problem.c) ---------------------------------------- */
 
 /* Points stored dimension-major (coordinate d of point p at d * n + p)
