@@ -17,7 +17,7 @@ static void json_string(FILE *out, const char *text) {
   fputc('"', out);
 }
 
-static void human_bytes(char *text, size_t capacity, unsigned long long bytes) {
+void cli_human_bytes(char *text, size_t capacity, unsigned long long bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = (double)bytes;
   int unit = 0;
@@ -83,9 +83,9 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
     const char *kind = "";
     char global[32], local[32], opt_in[32], local_text[80];
     ck_device_get_kind_name(device->kind, &kind);
-    human_bytes(global, sizeof global, device->global_memory);
-    human_bytes(local, sizeof local, device->local_memory);
-    human_bytes(opt_in, sizeof opt_in, device->local_memory_opt_in);
+    cli_human_bytes(global, sizeof global, device->global_memory);
+    cli_human_bytes(local, sizeof local, device->local_memory);
+    cli_human_bytes(opt_in, sizeof opt_in, device->local_memory_opt_in);
     /* CUDA's native kernels may opt into more than a kernel declares. */
     if (device->local_memory_opt_in > device->local_memory)
       snprintf(local_text, sizeof local_text, "%s (%s opt-in)", local, opt_in);
@@ -205,30 +205,4 @@ void cli_print_result(FILE *out, const ck_result *result) {
 
 int cli_row_skipped(const ck_result *result, int every_device) {
   return every_device && result->status == CK_ERROR_UNSUPPORTED;
-}
-
-void cli_print_compare(FILE *out, const ck_result *results, size_t count,
-                       int every_device) {
-  if (count == 0)
-    return;
-  fprintf(out, "%s: %s, same configuration and seed on each device\n",
-          results[0].workload, results[0].best_name);
-  fprintf(out, "%-9s %-32s %10s %10s %14s %-16s %14s %11s %s\n", "device",
-          "name", "wall_s", "kernel_s", "throughput", "unit", "best", "vs_ref",
-          "agrees");
-  for (size_t i = 0; i < count; ++i) {
-    const ck_result *result = &results[i];
-    char name[33];
-    snprintf(name, sizeof name, "%.32s", result->device_name); /* cut to 32 */
-    if (result->status != CK_OK) {
-      fprintf(out, "%-9s %-32s %s: %s\n", result->device, name,
-              cli_row_skipped(result, every_device) ? "skipped" : "failed",
-              result->error);
-      continue;
-    }
-    fprintf(out, "%-9s %-32s %10.4f %10.4f %14.4g %-16s %14.8g %11.3g %s\n",
-            result->device, name, result->wall_s, result->kernel_s,
-            result->throughput, result->throughput_unit, result->best,
-            result->agreement, result->agrees ? "yes" : "NO");
-  }
 }
