@@ -460,6 +460,69 @@ static void check_blobs(void) {
   ck_device_set_free(&set);
 }
 
+/* The number a size's text counts: N of random:N and of blobs:N:F:C. */
+static void shown_value(const char *value, char *shown, size_t size) {
+  const char *from = strncmp(value, "random:", 7) == 0  ? value + 7
+                     : strncmp(value, "blobs:", 6) == 0 ? value + 6
+                                                        : value;
+  snprintf(shown, size, "%.*s", (int)strcspn(from, ":"), from);
+}
+
+/* docs/bench.md's table of the ladders gives each rung's sizes: the
+ * values of every option that changes from rung to rung, in order, on
+ * the workload's row. */
+static void check_ladders_documented(void) {
+  printf("ladders in docs/bench.md\n");
+  const char *root = getenv("CLKIT_SOURCE_ROOT");
+  if (!root) {
+    printf("  no CLKIT_SOURCE_ROOT: not checked\n");
+    return;
+  }
+  char path[600];
+  snprintf(path, sizeof path, "%s/docs/bench.md", root);
+  size_t size = 0;
+  char *docs = test_read_file(path, &size);
+  CHECK_MSG(docs != NULL, "cannot read %s", path);
+  if (!docs)
+    return;
+  const ck_workload *const *workloads;
+  size_t count = 0;
+  CHECK_OK(ck_workload_list(&workloads, &count));
+  for (size_t w = 0; w < count; ++w) {
+    const char *name = NULL;
+    ck_workload_describe(workloads[w], &name, NULL, NULL);
+    char start[64];
+    snprintf(start, sizeof start, "\n| `%s` |", name);
+    const char *row = strstr(docs, start);
+    CHECK_MSG(row != NULL, "docs/bench.md has no row of %s", name);
+    if (!row)
+      continue;
+    size_t length = strcspn(row + 1, "\n") + 1;
+    const ck_param *first = NULL;
+    size_t options = 0;
+    CHECK_OK(ck_bench_size(workloads[w], 0, &first, &options));
+    for (size_t o = 0; o < options; ++o) {
+      const char *at = row, *end = row + length;
+      int varies = 0;
+      for (unsigned rung = 1; rung < CK_BENCH_RUNGS; ++rung)
+        varies |=
+            strcmp(rung_value(name, rung, first[o].name), first[o].value) != 0;
+      for (unsigned rung = 0; varies && rung < CK_BENCH_RUNGS; ++rung) {
+        char shown[64], text[80];
+        shown_value(rung_value(name, rung, first[o].name), shown, sizeof shown);
+        snprintf(text, sizeof text, " %s", shown);
+        const char *found = strstr(at, text);
+        CHECK_MSG(found && found < end,
+                  "docs/bench.md: %s's row lacks --%s %s of rung %u (in order)",
+                  name, first[o].name, shown, rung);
+        if (found && found < end)
+          at = found + strlen(text);
+      }
+    }
+  }
+  free(docs);
+}
+
 /* Each public function names the argument that is NULL. */
 static ck_status null_size(void *context, int which) {
   const ck_param *params = NULL;
@@ -549,5 +612,6 @@ int main(void) {
   check_file_write();
   check_blobs();
   check_null_names();
+  check_ladders_documented();
   return CHECK_DONE();
 }

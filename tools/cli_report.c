@@ -457,6 +457,18 @@ static void json_run_open(text *t, const ck_result *run) {
   ck_memory_free(json);
 }
 
+/* The identity of a row's device beyond its id and name. */
+static void json_device(text *t, const ck_device *device) {
+  put(t, ",\"device_kind\":");
+  put_json_string(t, kind_name(device));
+  put(t, ",\"vendor\":");
+  put_json_string(t, device->vendor);
+  put(t, ",\"platform\":");
+  put_json_string(t, device->platform);
+  put(t, ",\"driver_version\":");
+  put_json_string(t, device->driver_version);
+}
+
 /* A failed row as an object, without its closing brace. */
 static void json_failure_open(text *t, const cli_bench_row *row) {
   const char *version = "", *name = "", *workload = "";
@@ -475,6 +487,7 @@ static void json_failure_open(text *t, const cli_bench_row *row) {
   put_json_string(t, name);
   put(t, ",\"error\":");
   put_json_string(t, row->error);
+  json_device(t, row->device);
 }
 
 static void json_row(text *t, const cli_bench_row *row) {
@@ -484,6 +497,7 @@ static void json_row(text *t, const cli_bench_row *row) {
     return;
   }
   json_run_open(t, row->median);
+  json_device(t, row->device);
   put(t, ",\"size\":");
   put_json_string(t, row->size);
   put(t, ",\"rung\":");
@@ -572,7 +586,8 @@ static void put_csv_number(text *t, double value) {
 
 char *cli_report_csv(const cli_bench_report *report) {
   text t = {0};
-  put(&t, "workload,device,device_name,size,rung,runs,throughput,"
+  put(&t, "workload,device,device_name,driver_version,size,rung,runs,"
+          "throughput,"
           "throughput_min,throughput_max,throughput_unit,wall_s,gb_per_s,"
           "gflop_per_s,peak_percent,peak_bound,vs_ref,vs_first,check_size,"
           "best,agreement,agrees,status,error\n");
@@ -585,6 +600,8 @@ char *cli_report_csv(const cli_bench_report *report) {
     put_csv(&t, row->device->id);
     put(&t, ",");
     put_csv(&t, row->device->name);
+    put(&t, ",");
+    put_csv(&t, row->device->driver_version);
     put(&t, ",");
     if (row->status != CK_OK) {
       const char *name = "";

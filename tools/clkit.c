@@ -1396,9 +1396,9 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
   if (status != CK_OK)
     return cli_report(status);
   size_t indices[MAX_DEVICES], count = 0;
-  int exit_code = select_devices(
-      &set, selector ? selector : (brief ? NULL : "all"), indices, &count);
-  int every_device = !brief && every_device_selected(selector);
+  /* demo: the default device, or the one named. */
+  int exit_code = select_devices(&set, selector, indices, &count);
+  int every_device = 0;
   const ck_workload *const *workloads;
   size_t workload_count = 0;
   ck_workload_list(&workloads, &workload_count);
