@@ -761,7 +761,7 @@ static const char style[] =
     "th{font-size:11.5px;font-weight:600;color:var(--muted);"
     "text-transform:uppercase;letter-spacing:.04em}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums;"
-    "white-space:nowrap}"
+    "white-space:nowrap}td:first-child{white-space:nowrap}"
     "code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"
     ".ok{color:var(--good);font-weight:600}"
     ".no{color:var(--bad);font-weight:600}"
@@ -895,8 +895,8 @@ static void chart_throughput(text *t, const cli_bench_report *report,
     int y = CHART_TOP + (int)k * CHART_ROW;
     chart_label(t, row->device, y);
     if (row->status != CK_OK || !row->median) {
-      put(t, "<text x=\"%d\" y=\"%d\" fill=\"#c92a2a\" font-style=\"italic\">",
-          CHART_LEFT + 6, y + 19);
+      put(t, "<text x=\"%d\" y=\"%d\" fill=\"%s\" font-style=\"italic\">",
+          CHART_LEFT + 6, y + 19, row->skipped ? "#8a94a1" : "#c92a2a");
       put_markup(t, row->skipped ? "skipped" : "failed");
       put(t, "</text>");
       continue;
@@ -1195,13 +1195,14 @@ static void html_meta(text *t, const cli_bench_report *report) {
 char *cli_report_html(const cli_bench_report *report) {
   text t = {0};
   const cli_bench_meta *meta = &report->meta;
-  size_t agreeing = 0, checked = 0, failed = 0;
+  size_t agreeing = 0, checked = 0, failed = 0, skipped = 0;
   int peaks = 0;
   for (size_t i = 0; i < report->row_count; ++i) {
     const cli_bench_row *row = &report->rows[i];
     peaks |= isfinite(row->percent);
     if (row->status != CK_OK) {
       failed += !row->skipped;
+      skipped += row->skipped != 0;
       continue;
     }
     if (!row->is_ref) {
@@ -1244,6 +1245,11 @@ char *cli_report_html(const cli_bench_report *report) {
         "<div class=\"card\"><b class=\"no\">%zu</b><span>rows "
         "failed</span></div>",
         failed);
+  if (skipped)
+    put(&t,
+        "<div class=\"card\"><b class=\"quiet\">%zu</b><span>rows "
+        "skipped: the device does not offer the run</span></div>",
+        skipped);
   put(&t, "</section>");
   html_devices(&t, report);
   chart_speedups(&t, report);
