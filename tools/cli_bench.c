@@ -448,14 +448,12 @@ static void percent_of_peak(cli_bench_row *row, const cli_peaks *peaks) {
 static void derive(cli_bench_report *report, size_t w) {
   cli_bench_workload *info = &report->workloads[w];
   cli_bench_row *rows = &report->rows[w * report->device_count];
-  const cli_bench_row *first = NULL;
+  const cli_bench_row *first = &rows[report->first];
   for (size_t k = 0; k < report->device_count; ++k) {
     cli_bench_row *row = &rows[k];
     row->gbs = row->gflops = row->percent = NAN;
     row->vs_ref = row->vs_first = NAN;
     row->cost.units = row->cost.bytes = row->cost.flops = NAN;
-    if (k == 0)
-      first = row;
     if (row->status != CK_OK || !row->median)
       continue;
     ck_result_describe_size(row->median, row->size, sizeof row->size);
@@ -480,7 +478,7 @@ static void derive(cli_bench_report *report, size_t w) {
     row->vs_ref =
         speedup(row->gflops, row->median->throughput, row->size,
                 info->ref_gflops, info->ref_throughput, info->ref_size);
-    if (first && first->status == CK_OK && first->median)
+    if (first->status == CK_OK && first->median)
       row->vs_first =
           speedup(row->gflops, row->median->throughput, row->size,
                   first->gflops, first->median->throughput, first->size);
@@ -575,6 +573,8 @@ int cli_bench_run(const cli_bench_job *job) {
   for (size_t k = 0; k < job->count; ++k) {
     cli_bench_device *device = &report.devices[k];
     device->device = &job->set->devices[job->indices[k]];
+    if (job->indices[k] == job->first)
+      report.first = k;
     device_peaks(device->device, &device->peaks.gbs, &device->peaks.fp32,
                  &device->peaks.fp64);
     planned += device->device->backend == CK_BACKEND_REF ? options->repeat - 1

@@ -149,6 +149,7 @@ typedef struct cli_bench_report {
   size_t workload_count;
   cli_bench_row *rows; /* by workload, then device */
   size_t row_count;
+  size_t first; /* the first device listed, of devices */
   int every_device;
 } cli_bench_report;
 
@@ -160,6 +161,7 @@ typedef struct cli_bench_job {
   const ck_device_set *set;
   const size_t *indices; /* the selected devices */
   size_t count;
+  size_t first; /* the first device listed (an index of set): x first's */
   const ck_workload *const *workloads;
   size_t workload_count;
   const ck_param *params; /* compare's workload options */

@@ -1111,8 +1111,9 @@ static int run_measurement(cli_bench_job *job, const char *selector,
   size_t indices[MAX_DEVICES], count = 0;
   int exit_code =
       select_devices(&set, selector ? selector : "all", indices, &count);
+  job->first = count ? indices[0] : 0;
   /* compare's table has ref's row first, as the oracle, whether named or
-   * not (set.devices[0] is ref). */
+   * not (set.devices[0] is ref); x first stays over the first listed. */
   if (exit_code == EXIT_OK && strcmp(job->command, "compare") == 0) {
     size_t kept = 0;
     for (size_t k = 0; k < count; ++k)

@@ -156,3 +156,17 @@ def test_csv_and_markdown():
     assert code == 0, err
     assert out.startswith("# clkit bench\n")
     assert "| `ref` | 1024 x 200 |" in out and "- Command: `clkit bench" in out
+
+
+@needs_opencl
+def test_compare_speeds_up_over_the_first_device_listed():
+    # ref's row comes first, as the oracle, but x first is over the
+    # device named first.
+    got = report("compare", "selfcheck", "--device", OPENCL, "--size",
+                 "small")
+    ref, device = got["rows"]
+    assert ref["device"] == "ref" and device["device"] == OPENCL
+    assert device["vs_first"] == 1
+    assert ref["vs_first"] == pytest.approx(
+        ref["gflop_per_s"] / device["gflop_per_s"])
+    assert device["vs_ref"] == pytest.approx(1 / ref["vs_first"])
