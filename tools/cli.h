@@ -76,6 +76,9 @@ void cli_status_flush(void);
 /* A size in bytes in words: "512 B", "1.5 GiB". */
 void cli_human_bytes(char *text, size_t capacity, unsigned long long bytes);
 
+/* A device as one JSON object, as `clkit devices --json` lists it. */
+void cli_print_device_json(FILE *out, const ck_device *device);
+
 /* The device list, as a table or JSON; a table's notes on why a backend
  * lists no device (no OpenCL platform, no CUDA) go to stderr. */
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);

@@ -28,38 +28,42 @@ void cli_human_bytes(char *text, size_t capacity, unsigned long long bytes) {
   snprintf(text, capacity, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
 }
 
+void cli_print_device_json(FILE *out, const ck_device *device) {
+  const char *kind = "";
+  ck_device_get_kind_name(device->kind, &kind);
+  fprintf(out, "{\"id\":");
+  json_string(out, device->id);
+  fprintf(out, ",\"kind\":");
+  json_string(out, kind);
+  fprintf(out, ",\"name\":");
+  json_string(out, device->name);
+  fprintf(out, ",\"vendor\":");
+  json_string(out, device->vendor);
+  fprintf(out, ",\"platform\":");
+  json_string(out, device->platform);
+  fprintf(out, ",\"platform_version\":");
+  json_string(out, device->platform_version);
+  fprintf(out, ",\"driver_version\":");
+  json_string(out, device->driver_version);
+  fprintf(out, ",\"c_version\":");
+  json_string(out, device->c_version);
+  fprintf(out,
+          ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
+          "\"local_memory\":%llu,\"local_memory_opt_in\":%llu,"
+          "\"max_alloc\":%llu,"
+          "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
+          device->compute_units, device->clock_mhz, device->global_memory,
+          device->local_memory, device->local_memory_opt_in, device->max_alloc,
+          device->max_work_group_size, device->has_fp64 ? "true" : "false",
+          device->warp_width);
+}
+
 void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
   if (json) {
     fprintf(out, "{\"devices\":[");
     for (size_t i = 0; i < set->count; ++i) {
-      const ck_device *device = &set->devices[i];
-      const char *kind = "";
-      ck_device_get_kind_name(device->kind, &kind);
-      fprintf(out, "%s{\"id\":", i ? "," : "");
-      json_string(out, device->id);
-      fprintf(out, ",\"kind\":");
-      json_string(out, kind);
-      fprintf(out, ",\"name\":");
-      json_string(out, device->name);
-      fprintf(out, ",\"vendor\":");
-      json_string(out, device->vendor);
-      fprintf(out, ",\"platform\":");
-      json_string(out, device->platform);
-      fprintf(out, ",\"platform_version\":");
-      json_string(out, device->platform_version);
-      fprintf(out, ",\"driver_version\":");
-      json_string(out, device->driver_version);
-      fprintf(out, ",\"c_version\":");
-      json_string(out, device->c_version);
-      fprintf(out,
-              ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
-              "\"local_memory\":%llu,\"local_memory_opt_in\":%llu,"
-              "\"max_alloc\":%llu,"
-              "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
-              device->compute_units, device->clock_mhz, device->global_memory,
-              device->local_memory, device->local_memory_opt_in,
-              device->max_alloc, device->max_work_group_size,
-              device->has_fp64 ? "true" : "false", device->warp_width);
+      fprintf(out, "%s", i ? "," : "");
+      cli_print_device_json(out, &set->devices[i]);
     }
     fprintf(out, "],\"opencl\":");
     if (set->opencl_status == CK_OK)

@@ -402,25 +402,22 @@ static void json_meta(text *t, const cli_bench_report *report) {
   for (size_t k = 0; k < report->device_count; ++k) {
     const ck_device *device = report->devices[k].device;
     const cli_peaks *peaks = &report->devices[k].peaks;
-    put(t, "%s{\"id\":", k ? "," : "");
-    put_json_string(t, device->id);
-    put(t, ",\"name\":");
-    put_json_string(t, device->name);
-    put(t, ",\"kind\":");
-    put_json_string(t, kind_name(device));
-    put(t, ",\"vendor\":");
-    put_json_string(t, device->vendor);
-    put(t, ",\"platform\":");
-    put_json_string(t, device->platform);
-    put(t, ",\"platform_version\":");
-    put_json_string(t, device->platform_version);
-    put(t, ",\"driver_version\":");
-    put_json_string(t, device->driver_version);
-    put(t,
-        ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
-        "\"max_alloc\":%llu,\"fp64\":%s,\"peaks\":{\"gb_per_s\":",
-        device->compute_units, device->clock_mhz, device->global_memory,
-        device->max_alloc, device->has_fp64 ? "true" : "false");
+    /* As `clkit devices --json` lists it, and its peaks. */
+    char *listed = NULL;
+    size_t length = 0;
+    FILE *stream = open_memstream(&listed, &length);
+    if (stream) {
+      cli_print_device_json(stream, device);
+      fclose(stream);
+    }
+    if (!stream || !listed || length < 2) {
+      free(listed);
+      t->failed = 1;
+      return;
+    }
+    listed[length - 1] = '\0'; /* its closing brace */
+    put(t, "%s%s,\"peaks\":{\"gb_per_s\":", k ? "," : "", listed);
+    free(listed);
     put_json_number(t, peaks->gbs);
     put(t, ",\"fp32_gflop_per_s\":");
     put_json_number(t, peaks->fp32);
