@@ -755,6 +755,29 @@ static void check_run_usage_errors(void) {
       {{"run", "pso", "--device", "ref,ref", "--spread", NULL},
        "clkit run: --device: ref is given twice; a pso spread takes each "
        "device once"},
+      /* bench's and compare's sizes, repeats and reports: refused before
+       * any run (nothing on stdout). */
+      {{"bench", "--device", "ref", "--repeat", "0", NULL},
+       "--repeat '0': give a whole number of runs from 1 to 1000"},
+      {{"compare", "selfcheck", "--device", "ref", "--repeat", "0", NULL},
+       "--repeat '0'"},
+      {{"bench", "--repeat", "1001", NULL}, "--repeat '1001'"},
+      {{"bench", "--size", "huge", NULL},
+       "--size 'huge': give auto, small, medium, large or a rung 0 to 6"},
+      {{"bench", "--size", "7", NULL}, "--size '7'"},
+      {{"bench", "--device", "ref", "--report", "r.txt", NULL},
+       "--report 'r.txt': the report is an HTML page"},
+      {{"compare", "pso", "--report", "r.svg", NULL}, "--report 'r.svg'"},
+      {{"bench", "--device", "ref", "--report", "/nonexistent-clkit-dir/r.html",
+        NULL},
+       "--report: "},
+      {{"bench", "--json", "--csv", NULL}, "give one"},
+      {{"compare", "pso", "--markdown", "--json", NULL}, "give one"},
+      {{"bench", "--workloads", "pso,nosuch", NULL},
+       "--workloads: unknown workload 'nosuch'"},
+      {{"compare", "pso", "--size", "small", "--particles", "64", NULL},
+       "--size and --particles both set the run's size; give one"},
+      {{"demo", "--size", "small", NULL}, "--size"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     expect_refusal(cases[c].args, 2, cases[c].stderr_names);

@@ -69,6 +69,9 @@ typedef enum cli_status_mode {
  * device and the run's place (0: a single run, which the line need not
  * name). */
 void cli_status_begin(cli_status_mode mode, int verbose, size_t rows);
+/* Adds runs to the command's count, for runs it decides on as it goes
+ * (bench's sizes, grown). */
+void cli_status_more(size_t runs);
 /* Clears the line, stops its clock and shows what builds held back. */
 void cli_status_end(void);
 /* For ck_run_options.progress (the caller returns whether to stop). */
@@ -84,6 +87,12 @@ void cli_status_clear(void);
  * clkit's message on a failed build. */
 void cli_status_flush(void);
 
+/* A size in bytes in words: "512 B", "1.5 GiB". */
+void cli_human_bytes(char *text, size_t capacity, unsigned long long bytes);
+
+/* A device as one JSON object, as `clkit devices --json` lists it. */
+void cli_print_device_json(FILE *out, const ck_device *device);
+
 /* The device list, as a table or JSON; a table's notes on why a backend
  * lists no device (no OpenCL platform, no CUDA) go to stderr. */
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);
@@ -93,10 +102,5 @@ void cli_print_result(FILE *out, const ck_result *result);
  * run asks for (CK_ERROR_UNSUPPORTED: TF32 off CUDA, double precision
  * without fp64) is not one the user asked for by name. */
 int cli_row_skipped(const ck_result *result, int every_device);
-
-/* The comparison's table; a failed row says why, as "skipped:" where
- * cli_row_skipped. */
-void cli_print_compare(FILE *out, const ck_result *results, size_t count,
-                       int every_device);
 
 #endif

@@ -17,7 +17,7 @@ static void json_string(FILE *out, const char *text) {
   fputc('"', out);
 }
 
-static void human_bytes(char *text, size_t capacity, unsigned long long bytes) {
+void cli_human_bytes(char *text, size_t capacity, unsigned long long bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = (double)bytes;
   int unit = 0;
@@ -28,38 +28,42 @@ static void human_bytes(char *text, size_t capacity, unsigned long long bytes) {
   snprintf(text, capacity, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
 }
 
+void cli_print_device_json(FILE *out, const ck_device *device) {
+  const char *kind = "";
+  ck_device_get_kind_name(device->kind, &kind);
+  fprintf(out, "{\"id\":");
+  json_string(out, device->id);
+  fprintf(out, ",\"kind\":");
+  json_string(out, kind);
+  fprintf(out, ",\"name\":");
+  json_string(out, device->name);
+  fprintf(out, ",\"vendor\":");
+  json_string(out, device->vendor);
+  fprintf(out, ",\"platform\":");
+  json_string(out, device->platform);
+  fprintf(out, ",\"platform_version\":");
+  json_string(out, device->platform_version);
+  fprintf(out, ",\"driver_version\":");
+  json_string(out, device->driver_version);
+  fprintf(out, ",\"c_version\":");
+  json_string(out, device->c_version);
+  fprintf(out,
+          ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
+          "\"local_memory\":%llu,\"local_memory_opt_in\":%llu,"
+          "\"max_alloc\":%llu,"
+          "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
+          device->compute_units, device->clock_mhz, device->global_memory,
+          device->local_memory, device->local_memory_opt_in, device->max_alloc,
+          device->max_work_group_size, device->has_fp64 ? "true" : "false",
+          device->warp_width);
+}
+
 void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
   if (json) {
     fprintf(out, "{\"devices\":[");
     for (size_t i = 0; i < set->count; ++i) {
-      const ck_device *device = &set->devices[i];
-      const char *kind = "";
-      ck_device_get_kind_name(device->kind, &kind);
-      fprintf(out, "%s{\"id\":", i ? "," : "");
-      json_string(out, device->id);
-      fprintf(out, ",\"kind\":");
-      json_string(out, kind);
-      fprintf(out, ",\"name\":");
-      json_string(out, device->name);
-      fprintf(out, ",\"vendor\":");
-      json_string(out, device->vendor);
-      fprintf(out, ",\"platform\":");
-      json_string(out, device->platform);
-      fprintf(out, ",\"platform_version\":");
-      json_string(out, device->platform_version);
-      fprintf(out, ",\"driver_version\":");
-      json_string(out, device->driver_version);
-      fprintf(out, ",\"c_version\":");
-      json_string(out, device->c_version);
-      fprintf(out,
-              ",\"compute_units\":%u,\"clock_mhz\":%u,\"global_memory\":%llu,"
-              "\"local_memory\":%llu,\"local_memory_opt_in\":%llu,"
-              "\"max_alloc\":%llu,"
-              "\"max_work_group_size\":%zu,\"fp64\":%s,\"warp_width\":%u}",
-              device->compute_units, device->clock_mhz, device->global_memory,
-              device->local_memory, device->local_memory_opt_in,
-              device->max_alloc, device->max_work_group_size,
-              device->has_fp64 ? "true" : "false", device->warp_width);
+      fprintf(out, "%s", i ? "," : "");
+      cli_print_device_json(out, &set->devices[i]);
     }
     fprintf(out, "],\"opencl\":");
     if (set->opencl_status == CK_OK)
@@ -83,9 +87,9 @@ void cli_print_devices(FILE *out, const ck_device_set *set, int json) {
     const char *kind = "";
     char global[32], local[32], opt_in[32], local_text[80];
     ck_device_get_kind_name(device->kind, &kind);
-    human_bytes(global, sizeof global, device->global_memory);
-    human_bytes(local, sizeof local, device->local_memory);
-    human_bytes(opt_in, sizeof opt_in, device->local_memory_opt_in);
+    cli_human_bytes(global, sizeof global, device->global_memory);
+    cli_human_bytes(local, sizeof local, device->local_memory);
+    cli_human_bytes(opt_in, sizeof opt_in, device->local_memory_opt_in);
     /* CUDA's native kernels may opt into more than a kernel declares. */
     if (device->local_memory_opt_in > device->local_memory)
       snprintf(local_text, sizeof local_text, "%s (%s opt-in)", local, opt_in);
@@ -205,30 +209,4 @@ void cli_print_result(FILE *out, const ck_result *result) {
 
 int cli_row_skipped(const ck_result *result, int every_device) {
   return every_device && result->status == CK_ERROR_UNSUPPORTED;
-}
-
-void cli_print_compare(FILE *out, const ck_result *results, size_t count,
-                       int every_device) {
-  if (count == 0)
-    return;
-  fprintf(out, "%s: %s, same configuration and seed on each device\n",
-          results[0].workload, results[0].best_name);
-  fprintf(out, "%-9s %-32s %10s %10s %14s %-16s %14s %11s %s\n", "device",
-          "name", "wall_s", "kernel_s", "throughput", "unit", "best", "vs_ref",
-          "agrees");
-  for (size_t i = 0; i < count; ++i) {
-    const ck_result *result = &results[i];
-    char name[33];
-    snprintf(name, sizeof name, "%.32s", result->device_name); /* cut to 32 */
-    if (result->status != CK_OK) {
-      fprintf(out, "%-9s %-32s %s: %s\n", result->device, name,
-              cli_row_skipped(result, every_device) ? "skipped" : "failed",
-              result->error);
-      continue;
-    }
-    fprintf(out, "%-9s %-32s %10.4f %10.4f %14.4g %-16s %14.8g %11.3g %s\n",
-            result->device, name, result->wall_s, result->kernel_s,
-            result->throughput, result->throughput_unit, result->best,
-            result->agreement, result->agrees ? "yes" : "NO");
-  }
 }

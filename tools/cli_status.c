@@ -269,6 +269,13 @@ static void show_progress(const ck_progress *progress, double elapsed) {
   show(line, elapsed);
 }
 
+void cli_status_more(size_t runs) {
+  pthread_mutex_lock(&status.lock);
+  if (status.rows)
+    status.rows += runs;
+  pthread_mutex_unlock(&status.lock);
+}
+
 void cli_status_progress(const ck_progress *progress) {
   pthread_mutex_lock(&status.lock);
   double at = now();

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_bench.h"
 #include "cli_mpi.h"
 
 enum { MAX_DEVICES = 64, MAX_PARAMS = 128 };
@@ -267,10 +268,10 @@ static const char common_run_help[] =
 static void print_run_help(const char *command) {
   int is_compare = strcmp(command, "compare") == 0;
   printf("usage: clkit %s <workload> [options]\n'clkit %s <workload> "
-         "--help' lists a workload's options.\n\nCommon options:\n%s%s\n"
+         "--help' lists a workload's options.\n\nCommon options:\n%s%s%s\n"
          "Workloads:\n",
          command, command, is_compare ? compare_device_help : run_device_help,
-         common_run_help);
+         is_compare ? cli_bench_help : "", common_run_help);
   print_workloads(stdout);
 }
 
@@ -602,6 +603,7 @@ typedef struct run_config {
   const char *shares; /* --shares, as given */
   ck_param params[MAX_PARAMS];
   size_t param_count;
+  cli_bench_options bench; /* compare's sizes, repeats and reports */
 } run_config;
 
 /* Parses common and workload options; returns -1 to go on, else an exit code.
@@ -613,6 +615,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
   const ck_option *workload_options = NULL;
   memset(config, 0, sizeof *config);
   config->seed = 1;
+  cli_bench_options_init(&config->bench);
   if (argc < 2 || argv[1][0] == '-') {
     if (argc >= 2 && is_help_flag(argv[1])) {
       print_run_help(command);
@@ -652,6 +655,8 @@ static int parse_run_options(const char *command, int argc, char **argv,
     options[count++] = (struct option){"spread", no_argument, NULL, OPT_SPREAD};
     options[count++] =
         (struct option){"shares", required_argument, NULL, OPT_SHARES};
+  } else {
+    cli_bench_long_options(options, &count, 0);
   }
   size_t first_workload = count;
   for (const ck_option *workload_option = workload_options;
@@ -684,6 +689,7 @@ static int parse_run_options(const char *command, int argc, char **argv,
     }
     case OPT_JSON:
       config->json = 1;
+      cli_bench_option(&config->bench, CLI_BENCH_OPT_JSON, NULL, NULL, 0);
       break;
     case OPT_QUIET:
       config->quiet = 1;
@@ -698,14 +704,21 @@ static int parse_run_options(const char *command, int argc, char **argv,
       config->shares = optarg;
       break;
     case OPT_HELP:
-      printf("usage: clkit %s %s [options]\n\nCommon options:\n%s%s"
+      printf("usage: clkit %s %s [options]\n\nCommon options:\n%s%s%s"
              "\nOptions of %s:\n",
              command, argv[1],
              is_compare ? compare_device_help : run_device_help,
-             common_run_help, argv[1]);
+             is_compare ? cli_bench_help : "", common_run_help, argv[1]);
       print_workload_options(stdout, config->workload);
       return EXIT_OK;
     default:
+      if (is_compare && c >= CLI_BENCH_OPT_JSON) {
+        char message[300];
+        if (cli_bench_option(&config->bench, c, optarg, message,
+                             sizeof message) < 0)
+          return usage_error(command, message);
+        break;
+      }
       if (c >= OPT_WORKLOAD_BASE) {
         if (config->param_count == MAX_PARAMS)
           return usage_error(command, "too many options");
@@ -1086,75 +1099,94 @@ static int command_run(int argc, char **argv) {
   return exit_code;
 }
 
-static int command_compare(int argc, char **argv) {
-  run_config config;
-  catch_interruptions();
-  int exit_code = parse_run_options("compare", argc, argv, &config);
-  if (exit_code >= 0)
-    return exit_code;
+/* 0 while no signal asked the runs to stop; else the status to exit
+ * with, said. */
+static int stop_status(void) {
+  return interruption ? report_interruption() : 0;
+}
+
+/* The measurement of bench and compare (cli_bench.c) over the devices
+ * selector picks (all by default), with its outputs checked first. */
+static int run_measurement(cli_bench_job *job, const char *selector,
+                           int quiet, int verbose) {
+  char message[600];
+  if (cli_bench_options_check(job->options, message, sizeof message) < 0)
+    return usage_error(job->command, message);
   ck_device_set set;
   warn_if_cache_unusable();
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
     return cli_report(status);
   size_t indices[MAX_DEVICES], count = 0;
-  exit_code = select_devices(&set, config.selector ? config.selector : "all",
-                             indices, &count);
-  int every_device = every_device_selected(config.selector);
-  catch_interruptions_again();
-  ck_result *results = NULL;
-  size_t produced = 0;
-  if (exit_code == EXIT_OK) {
-    results = calloc(count + 1, sizeof *results);
-    if (!results) {
-      fprintf(stderr, "%s: out of memory\n", program_name);
-      exit_code = EXIT_FAILURE_RUN;
-    }
+  int exit_code =
+      select_devices(&set, selector ? selector : "all", indices, &count);
+  job->first = count ? indices[0] : 0;
+  /* compare's table has ref's row first, as the oracle, whether named or
+   * not (set.devices[0] is ref); x first stays over the first listed. */
+  if (exit_code == EXIT_OK && strcmp(job->command, "compare") == 0) {
+    size_t kept = 0;
+    for (size_t k = 0; k < count; ++k)
+      if (set.devices[indices[k]].backend != CK_BACKEND_REF)
+        indices[kept++] = indices[k];
+    if (kept == MAX_DEVICES)
+      --kept;
+    memmove(indices + 1, indices, kept * sizeof *indices);
+    indices[0] = 0;
+    count = kept + 1;
   }
+  catch_interruptions_again();
   if (exit_code == EXIT_OK) {
+    if (set.opencl_status != CK_OK && job->options->format == CLI_FORMAT_TEXT &&
+        strcmp(job->command, "bench") == 0)
+      printf("note: %s\n", set.opencl_message);
     /* The table stands for the log lines; warnings still show. */
     line_sink sink = {stderr, 1, 0};
-    ck_run_options options = run_options(&config, &sink);
-    size_t runs = 1; /* ref, the oracle */
-    for (size_t k = 0; k < count; ++k)
-      runs += set.devices[indices[k]].backend != CK_BACKEND_REF;
-    cli_status_begin(status_mode(config.json, config.quiet), config.verbose,
-                     runs);
-    status = ck_compare_run(config.workload, &set, indices, count, 0,
-                            config.params, config.param_count, &options,
-                            results, count + 1, &produced);
-    cli_status_clear();
-    /* A device's run that the signal stopped is a row, not a result. */
-    if (interruption)
-      exit_code = report_interruption();
-    else if (status != CK_OK)
-      exit_code = cli_report(status);
+    job->run.log = print_line;
+    job->run.log_user = &sink;
+    job->run.progress = report_progress;
+    job->run.build = cli_status_build;
+    job->set = &set;
+    job->indices = indices;
+    job->count = count;
+    job->every_device = every_device_selected(selector);
+    job->status =
+        status_mode(job->options->format != CLI_FORMAT_TEXT, quiet);
+    job->verbose = verbose;
+    job->stopped = stop_status;
+    exit_code = cli_bench_run(job);
   }
-  if (exit_code == EXIT_OK) {
-    if (config.json) {
-      printf("{\"workload\":\"%s\",\"results\":[", results[0].workload);
-      for (size_t i = 0; i < produced; ++i) {
-        char *json = NULL;
-        if (ck_result_format_json(&results[i], &json) == CK_OK) {
-          printf("%s%s", i ? "," : "", json);
-          ck_memory_free(json);
-        }
-      }
-      printf("]}\n");
-    } else {
-      cli_print_compare(stdout, results, produced, every_device);
-    }
-    for (size_t i = 0; i < produced; ++i)
-      if (!cli_row_skipped(&results[i], every_device) &&
-          (results[i].status != CK_OK || !results[i].agrees))
-        exit_code = EXIT_FAILURE_RUN;
-  }
-  cli_status_end();
-  for (size_t i = 0; i < produced; ++i)
-    ck_result_release(&results[i]);
-  free(results);
   ck_device_set_free(&set);
   return exit_code;
+}
+
+static int command_compare(int argc, char **argv) {
+  run_config config;
+  catch_interruptions();
+  int exit_code = parse_run_options("compare", argc, argv, &config);
+  if (exit_code >= 0)
+    return exit_code;
+  /* Options that set the size run as given on every device. */
+  const char *size_option = NULL;
+  ck_bench_find_size_option(config.workload, config.params, config.param_count,
+                            &size_option);
+  if (size_option && config.bench.rung >= 0) {
+    char message[200];
+    snprintf(message, sizeof message,
+             "--size and --%s both set the run's size; give one", size_option);
+    return usage_error("compare", message);
+  }
+  cli_bench_job job = {
+      .command = "compare",
+      .argc = argc,
+      .argv = argv,
+      .workloads = &config.workload,
+      .workload_count = 1,
+      .params = config.params,
+      .param_count = config.param_count,
+      .given_size = size_option != NULL,
+      .options = &config.bench,
+      .run = {.seed = config.seed, .seed_given = config.seed_given}};
+  return run_measurement(&job, config.selector, config.quiet, config.verbose);
 }
 
 /* ---- bench and demo
@@ -1162,6 +1194,21 @@ static int command_compare(int argc, char **argv) {
 
 /* bench's and demo's help (brief: demo's). */
 static void print_suite_help(const char *command, int brief) {
+  if (!brief) {
+    printf("usage: clkit bench [-d|--device|--devices SEL] [options]\n\n"
+           "Runs each workload on the selected devices at a size that fills\n"
+           "each device, checked against ref at ref's size; prints each\n"
+           "row's rate, GB/s and GFLOP/s by the workload's cost model, the\n"
+           "percent of the device's peak and the speed-ups.\n\n"
+           "  -d, --device, --devices SEL\n"
+           "                           the devices (default: all)\n"
+           "%s%s"
+           "      --json               print the report as one JSON object\n"
+           "      --quiet              no progress line on a terminal\n"
+           "  -h, --help               this text\n",
+           cli_bench_workloads_help, cli_bench_help);
+    return;
+  }
   printf("usage: clkit %s [-d|--device|--devices SEL] [--json] "
          "[--quiet] [--verbose]\n\n%s\n\n"
          "  -d, --device, --devices SEL\n"
@@ -1171,12 +1218,9 @@ static void print_suite_help(const char *command, int brief) {
          "      --verbose  show what device compilers wrote as kernels built\n"
          "  -h, --help     this text\n",
          command,
-         brief ? "Runs each workload briefly on the default device and "
-                 "checks it against ref."
-               : "Runs each workload's default configuration on the "
-                 "selected devices;\nref is the oracle.",
-         brief ? "the device (default: CLKIT_DEVICE, else the fastest)"
-               : "the devices (default: all)");
+         "Runs each workload briefly on the default device and checks it "
+         "against ref.",
+         "the device (default: CLKIT_DEVICE, else the fastest)");
 }
 
 /* The suite table's head: in text, the device (demo), a note where
@@ -1251,17 +1295,77 @@ static int run_suite_row(const ck_workload *workload, const ck_device_set *set,
 }
 
 /* Runs each workload with its defaults on each selected device. */
+/* bench's --workloads: the workloads listed, in their order, each once;
+ * -1 to go on, else an exit status. */
+static int choose_workloads(const char *list, const ck_workload **chosen,
+                            size_t capacity, size_t *count) {
+  *count = 0;
+  for (const char *at = list; *at;) {
+    size_t length = strcspn(at, ",");
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(length < 63 ? length : 63), at);
+    const ck_workload *workload = NULL;
+    if (ck_workload_find(name, &workload) != CK_OK) {
+      const char *message = "";
+      ck_error_get_last(&message);
+      char text[600];
+      snprintf(text, sizeof text, "--workloads: %s", message);
+      return usage_error("bench", text);
+    }
+    int seen = 0;
+    for (size_t i = 0; i < *count; ++i)
+      seen |= chosen[i] == workload;
+    if (!seen && *count < capacity)
+      chosen[(*count)++] = workload;
+    at += length;
+    if (*at == ',')
+      ++at;
+  }
+  if (*count == 0)
+    return usage_error("bench", "--workloads: name one workload or more");
+  return -1;
+}
+
+/* bench: every workload (or --workloads) on every selected device. */
+static int command_bench(int argc, char **argv, const char *selector, int quiet,
+                         int verbose, const cli_bench_options *options) {
+  const ck_workload *const *every;
+  const ck_workload *chosen[MAX_DEVICES];
+  size_t count = 0;
+  ck_workload_list(&every, &count);
+  if (options->only) {
+    int exit_code =
+        choose_workloads(options->only, chosen, MAX_DEVICES, &count);
+    if (exit_code >= 0)
+      return exit_code;
+    every = chosen;
+  }
+  cli_bench_job job = {.command = "bench",
+                       .argc = argc,
+                       .argv = argv,
+                       .workloads = every,
+                       .workload_count = count,
+                       .options = options,
+                       .run = {.seed = 1}};
+  return run_measurement(&job, selector, quiet, verbose);
+}
+
 static int run_suite(const char *command, int argc, char **argv, int brief) {
   const char *selector = NULL;
   int json = 0, quiet = 0, verbose = 0;
-  static const struct option options[] = {
+  cli_bench_options bench;
+  cli_bench_options_init(&bench);
+  struct option options[16] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"devices", required_argument, NULL, OPT_DEVICES},
       {"json", no_argument, NULL, OPT_JSON},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"verbose", no_argument, NULL, OPT_VERBOSE},
-      {"help", no_argument, NULL, OPT_HELP},
-      {NULL, 0, NULL, 0}};
+      {"help", no_argument, NULL, OPT_HELP}};
+  size_t option_count = 6;
+  if (!brief)
+    cli_bench_long_options(options, &option_count, 1);
+  options[option_count] = (struct option){NULL, 0, NULL, 0};
   int c;
   while ((c = cli_next_option(argc, argv, ":hd:", options)) != -1) {
     switch (c) {
@@ -1273,6 +1377,7 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
       break;
     case OPT_JSON:
       json = 1;
+      cli_bench_option(&bench, CLI_BENCH_OPT_JSON, NULL, NULL, 0);
       break;
     case OPT_QUIET:
       quiet = 1;
@@ -1283,21 +1388,33 @@ static int run_suite(const char *command, int argc, char **argv, int brief) {
     case OPT_HELP:
       print_suite_help(command, brief);
       return EXIT_OK;
-    default:
-      return option_error(command, argv, c, options);
+    default: {
+      char message[300];
+      int read =
+          brief ? 0
+                : cli_bench_option(&bench, c, optarg, message, sizeof message);
+      if (read < 0)
+        return usage_error(command, message);
+      if (read == 0)
+        return option_error(command, argv, c, options);
+    }
     }
   }
   if (optind < argc)
     return unexpected(command, argv[optind]);
+  if (!brief) {
+    catch_interruptions();
+    return command_bench(argc, argv, selector, quiet, verbose, &bench);
+  }
   ck_device_set set;
   warn_if_cache_unusable();
   ck_status status = ck_device_enumerate(&set);
   if (status != CK_OK)
     return cli_report(status);
   size_t indices[MAX_DEVICES], count = 0;
-  int exit_code = select_devices(
-      &set, selector ? selector : (brief ? NULL : "all"), indices, &count);
-  int every_device = !brief && every_device_selected(selector);
+  /* demo: the default device, or the one named. */
+  int exit_code = select_devices(&set, selector, indices, &count);
+  int every_device = 0;
   const ck_workload *const *workloads;
   size_t workload_count = 0;
   ck_workload_list(&workloads, &workload_count);

@@ -18,6 +18,7 @@
 #define CLKIT_CLKIT_H
 
 #include "clkit/aco.h"
+#include "clkit/bench.h"
 #include "clkit/cache.h"
 #include "clkit/dataset.h"
 #include "clkit/device.h"

@@ -368,6 +368,18 @@ ck_status ck_file_check_writable(const char *path);
 ck_status ck_file_check_format(const char *path, const char *format);
 
 /*
+ * ck_file_write - write a whole file at path as clkit writes its outputs:
+ * to a temporary beside it, renamed over it once complete, so that the
+ * file holds its old content or the new, whole (as ck_file_check_writable
+ * describes: links, devices and "-" for standard output too).
+ * Takes: data, size bytes of it.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL or empty path, or
+ * data NULL with a size; CK_ERROR_IO naming the path and the reason;
+ * CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck_file_write(const char *path, const void *data, size_t size);
+
+/*
  * ck_file_remove_temporaries - remove the temporary files of the outputs
  * being written now (each ".NAME.tmp.TOKEN" beside its output, renamed
  * over it once complete), for a signal handler that ends the process

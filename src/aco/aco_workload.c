@@ -566,6 +566,96 @@ fail:
   return status;
 }
 
+/* ---- benchmark sizes and the cost model (docs/aco.md, "Cost model") ---- */
+
+/* The classic method on every rung, so that the rungs run one algorithm
+ * (auto would focus the largest on a CPU of many cores). */
+#define ACO_RUNG(instance)                                                     \
+  {                                                                            \
+    {"method", "classic"}, {"iters", "30"}, {"instance", instance}, {          \
+      NULL, NULL                                                               \
+    }                                                                          \
+  }
+static const ck_param aco_rungs[CK_BENCH_RUNGS][4] = {
+    ACO_RUNG("random:100"), ACO_RUNG("random:200"),  ACO_RUNG("random:400"),
+    ACO_RUNG("random:800"), ACO_RUNG("random:1600"), ACO_RUNG("random:3200"),
+    ACO_RUNG("random:6400")};
+static const char *const aco_size_options[] = {
+    "instance", "ants", "iters", "time", "target-gap", NULL};
+static const char *const aco_size_metrics[] = {"cities", "ants", "iterations",
+                                               NULL};
+
+/* Per city of an ant: its tour, its position and its visited flag. */
+enum { ACO_ANT_CITY_BYTES = 9, ACO_MAX_CANDIDATES = 32 };
+
+/* An upper bound: the colony's arrays, the distance matrix (as the
+ * largest instances without one), and the candidate edges' pheromone,
+ * choice weights and uses. A TSPLIB file's size is not read here. */
+static void aco_footprint(const ck_param *params, size_t count,
+                          const ck_device *device, double *total,
+                          double *largest) {
+  const char *instance = ck__param_find(params, count, "instance");
+  double n = 0;
+  if (instance && strncmp(instance, "random:", 7) == 0 &&
+      !ck__parse_decimal(instance + 7, instance + strlen(instance), &n))
+    n = 0;
+  double ants = ck__param_number(params, count, "ants", 0);
+  if (!(ants > 0) && n >= 1 && n < 4294967296.0)
+    ants = ck__aco_automatic_ants(device, (uint32_t)n, 0, CK_ACO_SOURCE_BEST);
+  double matrix = 4.0 * n * n;
+  double colony = ants * (ACO_ANT_CITY_BYTES * n + 16.0);
+  *total = colony + matrix + n * ACO_MAX_CANDIDATES * 12.0 + 32.0 * n;
+  *largest = matrix > 4.0 * ants * n ? matrix : 4.0 * ants * n;
+}
+
+/* A unit is one ant's tour. Its construction scans each city's
+ * candidates (k of them: the candidate, its choice weight and the visited
+ * flag, ACO_ANT_CITY_BYTES, and a multiply-add each) and writes its tour
+ * and positions; with --ls, one pass of the local search over the
+ * candidates (ACO_SEARCH_FLOPS a candidate: two distances and their
+ * gain) is counted, a lower bound for the passes a search makes. Each
+ * iteration evaporates and deposits the candidate edges' pheromone and
+ * recomputes their choice weights (ACO_EDGE_FLOPS, ACO_EDGE_BYTES). */
+enum {
+  ACO_CHOICE_FLOPS = 2,
+  ACO_SEARCH_FLOPS = 10,
+  ACO_SEARCH_BYTES = 8,
+  ACO_EDGE_FLOPS = 5,
+  ACO_EDGE_BYTES = 12
+};
+
+static ck_status aco_cost(const ck_result *result, ck_cost *cost) {
+  static const char *const names[] = {"cities", "candidates", "ants",
+                                      "iterations", NULL};
+  double values[4];
+  ck_status status = ck__result_values(result, names, values);
+  if (status != CK_OK)
+    return status;
+  double n = values[0], edges = values[0] * values[1];
+  double iterations = values[3], tours = values[2] * values[3];
+  const char *ls = ck__result_option_text(result, "ls");
+  int searched = ls && strcmp(ls, "none") != 0;
+  cost->units = tours;
+  cost->bytes =
+      tours *
+          (edges * (ACO_ANT_CITY_BYTES + (searched ? ACO_SEARCH_BYTES : 0)) +
+           8.0 * n) +
+      iterations * edges * ACO_EDGE_BYTES;
+  cost->flops =
+      tours * edges * (ACO_CHOICE_FLOPS + (searched ? ACO_SEARCH_FLOPS : 0)) +
+      iterations * edges * ACO_EDGE_FLOPS;
+  return CK_OK;
+}
+
+static const ck__bench aco_bench = {
+    .format = "cities x ants x iters",
+    .rungs = {aco_rungs[0], aco_rungs[1], aco_rungs[2], aco_rungs[3],
+              aco_rungs[4], aco_rungs[5], aco_rungs[6]},
+    .size_options = aco_size_options,
+    .footprint = aco_footprint,
+    .size_metrics = aco_size_metrics,
+    .cost = aco_cost};
+
 static const ck_param aco_demo[] = {{"instance", "random:100"},
                                     {"iters", "30"}};
 
@@ -582,4 +672,5 @@ const ck_workload ck__aco_workload = {
     .demo_count = sizeof aco_demo / sizeof aco_demo[0],
     .spreads = 1,
     .check_spread = aco_check_spread,
+    .bench = &aco_bench,
 };

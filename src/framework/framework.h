@@ -69,6 +69,54 @@ typedef struct ck__option_text {
     }                                                                          \
   }
 
+/* ---- Benchmark sizes and cost models (bench.c) -------------------------- */
+
+/* A workload's ladder of benchmark sizes and its cost model
+ * (clkit/bench.h, docs/bench.md). */
+typedef struct ck__bench {
+  /* What a size counts, as the size column's heading. */
+  const char *format;
+  /* Each rung's options (settings, then sizes), ended by a NULL name. */
+  const ck_param *rungs[CK_BENCH_RUNGS];
+  /* The options that set a run's size or length, NULL-ended. */
+  const char *const *size_options;
+  /* Device memory a run of params takes, estimated from the options as
+   * the run would read them: *total in all, *largest in one buffer. */
+  void (*footprint)(const ck_param *params, size_t count,
+                    const ck_device *device, double *total, double *largest);
+  /* The result's metrics that make its size, joined by " x " (NULL-ended),
+   * unless describe writes it. */
+  const char *const *size_metrics;
+  void (*describe)(const ck_result *result, char *text, size_t capacity);
+  /* The run's cost (ck_result_get_cost), from its options and metrics. */
+  ck_status (*cost)(const ck_result *result, ck_cost *cost);
+} ck__bench;
+
+/* The value of params' option name read as a number, else fallback (a
+ * value that is not a number too: the run refuses it itself). */
+double ck__param_number(const ck_param *params, size_t count, const char *name,
+                        double fallback);
+
+/* The resolved value of the result's option name, or NULL. */
+const char *ck__result_option_text(const ck_result *result, const char *name);
+
+/* The result's metric name into *value; CK_ERROR_NOT_FOUND naming it
+ * where the result has none. */
+ck_status ck__result_value(const ck_result *result, const char *name,
+                           double *value);
+
+/* The result's metrics of names (NULL-ended) into values, in order;
+ * CK_ERROR_NOT_FOUND naming the first it lacks. */
+ck_status ck__result_values(const ck_result *result, const char *const *names,
+                            double *values);
+
+/* The bytes of a real of params' --precision: 8 for "double", else 4. */
+size_t ck__param_real_size(const ck_param *params, size_t count);
+
+/* The bytes of a real of the result's --precision: 8 for "double", else
+ * 4. */
+size_t ck__result_real_size(const ck_result *result);
+
 struct ck_workload {
   const char *name;
   const char *summary;
@@ -116,6 +164,8 @@ struct ck_workload {
   /* Nonzero when run takes a host objective (ck_run_options.objective),
    * and a device objective (device_objective); others are refused them. */
   int objectives, device_objectives;
+  /* Its benchmark sizes and cost model. */
+  const ck__bench *bench;
 };
 
 /* The registry (src/registry.c, above the framework): every workload, in

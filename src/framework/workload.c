@@ -691,6 +691,23 @@ static void agreement(const ck_workload *workload, const ck_result *reference,
   result->agrees = difference <= workload->tolerance;
 }
 
+ck_status ck_result_agree(const ck_result *reference, ck_result *result) {
+  CK__REQUIRE(reference);
+  CK__REQUIRE(result);
+  const ck_workload *workload = NULL;
+  if (strncmp(reference->workload, result->workload, sizeof result->workload) !=
+      0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: a %.32s run cannot be checked against a %.32s run",
+                    __func__, result->workload, reference->workload);
+  if (ck_workload_find(result->workload, &workload) != CK_OK)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s: the result is of no known workload ('%.32s')",
+                    __func__, result->workload);
+  agreement(workload, reference, result);
+  return CK_OK;
+}
+
 /* Several devices' lines reach one log in a comparison, so each line names
  * its device; a warning keeps "warning: " first, which callers look for. */
 typedef struct device_log {

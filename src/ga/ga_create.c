@@ -227,6 +227,11 @@ static ck_status make_stats_host(ck_ga *created) {
   return CK_OK;
 }
 
+double ck__ga_population_bytes(double individuals, double dim,
+                               double real_size) {
+  return (2.0 * dim + 2.0) * individuals * real_size;
+}
+
 /* Once the device is known to hold them: the host's statistics, the
  * queue, the steps and the islands' buffers. */
 static ck_status allocate(ck_ga *created, const ck_device *device,
@@ -235,7 +240,8 @@ static ck_status allocate(ck_ga *created, const ck_device *device,
   ga_state *state = &created->state;
   size_t dim = (size_t)state->dim, total = state->total,
          real = state->real_size;
-  double bytes = (2.0 * dim + 2.0) * (double)total * (double)real;
+  double bytes =
+      ck__ga_population_bytes((double)total, (double)dim, (double)real);
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu individuals in %zu dimensions need ", total,
                    dim);

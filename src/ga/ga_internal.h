@@ -148,6 +148,15 @@ extern const ck__ga_steps ck__ga_ref_steps_f64;
 double ck__ga_inverse_log_keep_f32(double rate);
 double ck__ga_inverse_log_keep_f64(double rate);
 extern const ck__ga_steps ck__ga_opencl_steps;
+/* The most dimensions of an island resident in local memory (a
+ * work-item's child in registers, its gene loop unrolled). */
+#define CK__GA_RESIDENT_MAX_DIM 64
+
+/* The device memory of a population: two generations of genes and two
+ * values an individual (ga_create.c; the benchmark's estimate too). */
+double ck__ga_population_bytes(double individuals, double dim,
+                               double real_size);
+
 /* Whether an OpenCL device keeps the islands resident in local memory
  * with work-groups of `group`, each work-item making `lanes` children
  * (ga.cl's CK_GA_RESIDENT). */

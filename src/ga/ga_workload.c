@@ -2,6 +2,7 @@
  * ga_workload.c - the island GA as a clkit workload: options in, a
  * ck_result out, and the files --out and --trace, written atomically.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,92 @@ fail:
   return status;
 }
 
+/* ---- benchmark sizes and the cost model (docs/ga.md, "Cost model") ----- */
+
+#define GA_RUNG(islands, gens)                                                 \
+  {                                                                            \
+    {"fn", "rastrigin"}, {"dim", "32"}, {"island-size", "256"},                \
+        {"islands", islands}, {"gens", gens}, {                                \
+      NULL, NULL                                                               \
+    }                                                                          \
+  }
+static const ck_param ga_rungs[CK_BENCH_RUNGS][6] = {
+    GA_RUNG("1", "100"),    GA_RUNG("4", "100"),    GA_RUNG("16", "200"),
+    GA_RUNG("64", "500"),   GA_RUNG("256", "1000"), GA_RUNG("1024", "2000"),
+    GA_RUNG("4096", "4000")};
+static const char *const ga_size_options[] = {
+    "islands", "island-size", "gens", "dim", "evals", "time", "target", NULL};
+static const char *const ga_size_metrics[] = {"islands", "island_size",
+                                              "generations", NULL};
+
+static void ga_footprint(const ck_param *params, size_t count,
+                         const ck_device *device, double *total,
+                         double *largest) {
+  (void)device;
+  double real = (double)ck__param_real_size(params, count);
+  double individuals =
+      ck__param_number(params, count, "islands",
+                       ck__ga_fields[CK__GA_ISLANDS].value) *
+      ck__param_number(params, count, "island-size",
+                       ck__ga_fields[CK__GA_ISLAND_SIZE].value);
+  double dim = ck__param_number(params, count, "dim",
+                                ck__ga_fields[CK__PROBLEM_DIM].value);
+  *total = ck__ga_population_bytes(individuals, dim, real);
+  *largest = individuals * dim * real;
+}
+
+/* A unit is one gene of one individual in one generation. A child's gene
+ * is crossed (GA_CROSS_FLOPS: the blend's difference, product and sum),
+ * mutated where a mutation falls (GA_MUTATION_FLOPS, on a --pm share of
+ * genes: a gaussian step's logarithm, square root, cosine and scale) and
+ * evaluated (the objective's term). Where the islands stay in local memory
+ * (a built-in objective other than lsq, d <= CK__GA_RESIDENT_MAX_DIM), a
+ * gene reaches device memory once each way a launch, a launch running to
+ * the next migration, and a fitness is written each generation; elsewhere
+ * a child reads two parents and writes itself (GA_REALS_A_GENE a gene)
+ * and its fitness, read again by the tournaments. lsq and user objectives
+ * leave the flops unknown. */
+enum { GA_CROSS_FLOPS = 3, GA_MUTATION_FLOPS = 8, GA_REALS_A_GENE = 3 };
+
+static ck_status ga_cost(const ck_result *result, ck_cost *cost) {
+  static const char *const names[] = {"islands", "island_size", "dim",
+                                      "generations", NULL};
+  double values[4];
+  ck_status status = ck__result_values(result, names, values);
+  if (status != CK_OK)
+    return status;
+  double real = (double)ck__result_real_size(result);
+  double dim = values[2], generations = values[3];
+  double individual_generations = values[0] * values[1] * generations;
+  const char *fn = ck__result_option_text(result, "fn");
+  int streamed = !ck__result_option_text(result, "objective") && fn &&
+                 strcmp(fn, "lsq") != 0;
+  double term = streamed ? ck__objective_term_flops(fn) : NAN;
+  const char *pm = ck__result_option_text(result, "pm");
+  double mutated = pm ? strtod(pm, NULL) : 0;
+  const char *every = ck__result_option_text(result, "migrate-every");
+  double launch =
+      every && strtod(every, NULL) > 0 ? strtod(every, NULL) : generations;
+  double reals = streamed && dim <= CK__GA_RESIDENT_MAX_DIM
+                     ? 2.0 * dim / (launch > 0 ? launch : 1) + 1.0
+                     : GA_REALS_A_GENE * dim + 2.0;
+  cost->units = individual_generations * dim;
+  cost->bytes = individual_generations * reals * real;
+  cost->flops =
+      cost->units * (GA_CROSS_FLOPS + mutated * GA_MUTATION_FLOPS + term);
+  cost->double_precision = real == 8;
+  return CK_OK;
+}
+
+static const ck__bench ga_bench = {
+    .format = "islands x island size x gens",
+    .rungs = {ga_rungs[0], ga_rungs[1], ga_rungs[2], ga_rungs[3], ga_rungs[4],
+              ga_rungs[5], ga_rungs[6]},
+    .size_options = ga_size_options,
+    .footprint = ga_footprint,
+    .size_metrics = ga_size_metrics,
+    .cost = ga_cost};
+
 static const ck_param ga_demo[] = {{"fn", "rastrigin"},
                                    {"dim", "10"},
                                    {"islands", "16"},
@@ -345,4 +432,5 @@ const ck_workload ck__ga_workload = {
     .spread_shares_devices = 1,
     .objectives = 1,
     .device_objectives = 1,
+    .bench = &ga_bench,
 };

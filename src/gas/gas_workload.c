@@ -1058,6 +1058,102 @@ ck_status ck_gas_config_read(const ck_param *params, size_t count,
 static const ck_param gas_demo[] = {
     {"particles", "400"}, {"steps", "200"}, {"log-every", "0"}};
 
+/* ---- benchmark sizes and the cost model (docs/gas.md, "Cost model") ---- */
+
+#define GAS_RUNG(particles)                                                    \
+  {                                                                            \
+    {"log-every", "0"}, {"steps", "200"}, {"particles", particles}, {          \
+      NULL, NULL                                                               \
+    }                                                                          \
+  }
+static const ck_param gas_rungs[CK_BENCH_RUNGS][4] = {
+    GAS_RUNG("1024"),   GAS_RUNG("4096"),   GAS_RUNG("16384"),
+    GAS_RUNG("65536"),  GAS_RUNG("262144"), GAS_RUNG("1048576"),
+    GAS_RUNG("4194304")};
+static const char *const gas_size_options[] = {
+    "particles", "box", "xyz", "restart", "steps", "equil", NULL};
+static const char *const gas_size_metrics[] = {"particles", "steps", NULL};
+
+/* What a particle keeps on the device, as the reals of its position,
+ * velocity, force and sorted copies (GAS_PARTICLE_REALS) and the words
+ * of its cell and order (GAS_PARTICLE_WORDS); Verlet lists come on top. */
+enum { GAS_PARTICLE_REALS = 12, GAS_PARTICLE_WORDS = 8 };
+
+static void gas_footprint(const ck_param *params, size_t count,
+                          const ck_device *device, double *total,
+                          double *largest) {
+  (void)device;
+  double n = ck__param_number(params, count, "particles",
+                              ck__gas_fields[CK__GAS_PARTICLES].value);
+  *total = n * (GAS_PARTICLE_REALS * sizeof(float) + GAS_PARTICLE_WORDS * 4.0);
+  *largest = 2 * n * sizeof(float);
+}
+
+/* A unit is one particle's time step. Its force visits the particles of
+ * the 3 x 3 cells around its own (cells at least rc wide), those of its
+ * Verlet list, or every other particle, GAS_VISIT_FLOPS each (two
+ * differences, two minimum images, a squared distance), and the pairs
+ * within rc (pi rc^2 density of them) GAS_PAIR_FLOPS each (the
+ * Lennard-Jones force and its sum; --model log's pairs have no cutoff).
+ * The two half kicks and the drift take GAS_STEP_FLOPS. It moves
+ * GAS_STEP_REALS reals (reading and writing its position and velocity,
+ * reading and writing its force, its sorted copy) and GAS_STEP_WORDS
+ * bytes of cell indices; the neighbours' positions are read from cache. */
+enum {
+  GAS_VISIT_FLOPS = 7,
+  GAS_PAIR_FLOPS = 12,
+  GAS_STEP_FLOPS = 14,
+  GAS_STEP_REALS = 18,
+  GAS_STEP_WORDS = 12
+};
+
+static ck_status gas_cost(const ck_result *result, ck_cost *cost) {
+  static const char *const names[] = {"particles", "steps",   "box_x",
+                                      "box_y",     "density", NULL};
+  double values[5];
+  ck_status status = ck__result_values(result, names, values);
+  if (status != CK_OK)
+    return status;
+  double n = values[0], density = values[4];
+  const char *text = ck__result_option_text(result, "rc");
+  double rc = text ? strtod(text, NULL) : ck__gas_fields[CK__GAS_RC].value;
+  const char *equil = ck__result_option_text(result, "equil");
+  const char *neighbors = ck__result_option_text(result, "neighbors");
+  const char *model = ck__result_option_text(result, "model");
+  int soft = model && strncmp(model, "log", 3) == 0;
+  double others = n > 1 ? n - 1 : 0;
+  double in_range = soft ? others : CK_PI * rc * rc * density;
+  double visited;
+  if (soft || (neighbors && strcmp(neighbors, "allpairs") == 0)) {
+    visited = others;
+  } else if (neighbors && strcmp(neighbors, "verlet") == 0) {
+    double range = rc + ck__gas_fields[CK__GAS_SKIN].value;
+    visited = CK_PI * range * range * density;
+  } else {
+    double cells =
+        fmax(1, floor(values[2] / rc)) * fmax(1, floor(values[3] / rc));
+    visited = 9 * n / cells;
+  }
+  if (visited > others)
+    visited = others;
+  if (in_range > visited)
+    in_range = visited;
+  cost->units = n * (values[1] + (equil ? strtod(equil, NULL) : 0));
+  cost->flops = cost->units * (GAS_VISIT_FLOPS * visited +
+                               GAS_PAIR_FLOPS * in_range + GAS_STEP_FLOPS);
+  cost->bytes = cost->units * (GAS_STEP_REALS * sizeof(float) + GAS_STEP_WORDS);
+  return CK_OK;
+}
+
+static const ck__bench gas_bench = {
+    .format = "particles x steps",
+    .rungs = {gas_rungs[0], gas_rungs[1], gas_rungs[2], gas_rungs[3],
+              gas_rungs[4], gas_rungs[5], gas_rungs[6]},
+    .size_options = gas_size_options,
+    .footprint = gas_footprint,
+    .size_metrics = gas_size_metrics,
+    .cost = gas_cost};
+
 const ck_workload ck__gas_workload = {
     .name = "gas",
     .summary = "2D Lennard-Jones molecular dynamics (NVE, Langevin, rescaling)",
@@ -1073,4 +1169,5 @@ const ck_workload ck__gas_workload = {
     .spreads = 1,
     .check_spread = gas_check_spread,
     .spread_shares_devices = 1,
+    .bench = &gas_bench,
 };

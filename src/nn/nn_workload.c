@@ -272,7 +272,8 @@ static ck_status parse_tiles(const char *text, void *job) {
 static const ck__option nn_options[] = {
     {"train", "FILE",
      "training data: IDX (gzip or not) or CSV; spirals:N for N points of "
-     "three interleaved spirals",
+     "three interleaved spirals; blobs:N:F:C for N points in F dimensions "
+     "of C Gaussian clusters",
      JOB(TRAIN)},
     {"test", "FILE", "test data, in the training data's format", JOB(TEST)},
     {"train-labels", "FILE",
@@ -400,9 +401,15 @@ fail:
   return status;
 }
 
+/* Whether a data option names data made on the spot (spirals:N,
+ * blobs:N:F:C) rather than a file. */
+static int made_data(const char *path) {
+  return strncmp(path, "spirals:", 8) == 0 || strncmp(path, "blobs:", 6) == 0;
+}
+
 /* What the files given ask of each other: a model for --predict, --out
  * only with it, no shape beside a loaded model, no labels file beside
- * spirals, and one source of test data. */
+ * data made on the spot, and one source of test data. */
 static ck_status check_files(const ck_param *params, size_t count,
                              nn_job *job) {
   ck_status status = CK_OK;
@@ -433,15 +440,14 @@ static ck_status check_files(const ck_param *params, size_t count,
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "--%s comes from the model that --load reads; leave it out",
               from_model[i]);
-  /* Spirals make their own labels: a labels file beside them (or beside
-   * the default training spirals) would be dropped unseen. */
+  /* Spirals and blobs make their own labels: a labels file beside them
+   * (or beside the default training spirals) would be dropped unseen. */
   const struct {
     const char *data, *labels, *option;
   } labelled[] = {{job->train, job->train_labels, "train-labels"},
                   {job->test, job->test_labels, "test-labels"}};
   for (size_t i = 0; i < sizeof labelled / sizeof *labelled; ++i)
-    if (labelled[i].data && labelled[i].labels &&
-        strncmp(labelled[i].data, "spirals:", 8) == 0)
+    if (labelled[i].data && labelled[i].labels && made_data(labelled[i].data))
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "--%s: %s makes its own labels; a labels file (%s) goes with "
               "IDX features",
@@ -582,6 +588,72 @@ fail:
   return status;
 }
 
+/* The most values (rows x features) blobs:N:F:C makes: 4 GiB of floats. */
+#define BLOBS_MAX_VALUES (1ll << 30)
+/* The stream of the clusters' centres, apart from the rows' streams (1
+ * for training, 2 for test data) so that both sets share the centres. */
+#define BLOBS_CENTRE_STREAM 3
+
+/* "blobs:N:F:C": N points in F dimensions of C Gaussian clusters, one a
+ * class, the classes in turn. Each centre is uniform in [-1, 1]^F, each
+ * point its centre plus standard normal noise, from Philox with the run's
+ * seed: a classification data set of any shape, for benchmarks. */
+static ck_status blobs(const char *spec, uint64_t seed, uint64_t stream,
+                       ck_dataset *data) {
+  ck_status status = CK_OK;
+  long long rows = 0, features = 0, classes = 0;
+  const char *first = spec + 6, *second = strchr(first, ':');
+  const char *third = second ? strchr(second + 1, ':') : NULL;
+  if (!third ||
+      ck__parse_whole(third + 1, third + strlen(third), 2, 1000, &classes) !=
+          1 ||
+      ck__parse_whole(second + 1, third, 1, 65536, &features) != 1 ||
+      ck__parse_whole(first, second, classes, 10000000, &rows) != 1 ||
+      rows * features > BLOBS_MAX_VALUES)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "--train: '%s': blobs:N:F:C needs 2 <= C <= 1000 classes, "
+                    "1 <= F <= 65536 features and C <= N <= 10000000 rows, "
+                    "N x F at most %lld",
+                    spec, BLOBS_MAX_VALUES);
+  memset(data, 0, sizeof *data);
+  data->rows = (size_t)rows;
+  data->features = (size_t)features;
+  data->classes = (size_t)classes;
+  size_t blocks = ((size_t)features + 3) / 4;
+  float *centres = malloc((size_t)classes * blocks * 4 * sizeof *centres);
+  data->values = malloc((size_t)rows * (size_t)features * sizeof(float));
+  data->labels = malloc((size_t)rows * sizeof(int32_t));
+  if (!centres || !data->values || !data->labels)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory for %s", spec);
+  for (size_t i = 0; i < (size_t)classes * blocks; ++i) {
+    ck_philox_counter block = ck_philox_block(seed, BLOBS_CENTRE_STREAM, i);
+    for (int k = 0; k < 4; ++k)
+      centres[4 * i + (size_t)k] = 2.0f * ck_uniform_float(block.v[k]) - 1.0f;
+  }
+  for (long long r = 0; r < rows; ++r) {
+    int32_t label = (int32_t)(r % classes);
+    const float *centre = centres + (size_t)label * blocks * 4;
+    float *row = data->values + (size_t)r * (size_t)features;
+    for (size_t b = 0; b < blocks; ++b) {
+      ck_philox_counter block =
+          ck_philox_block(seed, stream, (uint64_t)r * blocks + b);
+      float noise[4];
+      ck_normal_float2(block.v[0], block.v[1], &noise[0], &noise[1]);
+      ck_normal_float2(block.v[2], block.v[3], &noise[2], &noise[3]);
+      for (size_t k = 0; k < 4 && 4 * b + k < (size_t)features; ++k)
+        row[4 * b + k] = centre[4 * b + k] + noise[k];
+    }
+    data->labels[r] = label;
+  }
+  free(centres);
+  return CK_OK;
+
+fail:
+  free(centres);
+  ck_dataset_free(data);
+  return status;
+}
+
 /* What the data files of a run are read with: the run's options, whose
  * log gets the warnings about a file, and the count of CSV files read
  * (what --label-col and --header describe). */
@@ -635,6 +707,8 @@ static ck_status load_data(const char *path, const char *labels,
   *format = CK__DATASET_UNKNOWN;
   if (strncmp(path, "spirals:", 8) == 0)
     return spirals(path, seed, stream, data);
+  if (strncmp(path, "blobs:", 6) == 0)
+    return blobs(path, seed, stream, data);
   ck_dataset_options options = *base;
   options.labels_path = labels;
   options.classes_from = classes_from;
@@ -923,8 +997,9 @@ fail:
   return status;
 }
 
-/* The test data of --test, or, for spirals without --split, spirals of
- * their own; then each set attached to the network. */
+/* The test data of --test, or, for data made on the spot (spirals,
+ * blobs) without --split, more of their own; then each set attached to
+ * the network. */
 static ck_status load_test(nn_session *s) {
   ck_status status = CK_OK;
   nn_job *job = &s->job;
@@ -940,12 +1015,19 @@ static ck_status load_test(nn_session *s) {
       CK_FAIL_PREFIX(
           status, "--test must be in the format of --train %s: ", job->train);
     CK_TRY(status);
-  } else if (s->training && !job->split &&
-             strncmp(job->train, "spirals:", 8) == 0) {
-    char spec[64];
-    snprintf(spec, sizeof spec, "spirals:%zu",
-             s->train.rows / 4 > 3 ? s->train.rows / 4 : 3);
-    CK_TRY(spirals(spec, s->seed, 2, &s->test));
+  } else if (s->training && !job->split && made_data(job->train)) {
+    /* A quarter as many rows of the same kind (and clusters), from the
+     * test data's stream. */
+    char spec[96];
+    size_t least = s->train.classes > 3 ? s->train.classes : 3;
+    size_t rows = s->train.rows / 4 > least ? s->train.rows / 4 : least;
+    if (strncmp(job->train, "spirals:", 8) == 0)
+      snprintf(spec, sizeof spec, "spirals:%zu", rows);
+    else
+      snprintf(spec, sizeof spec, "blobs:%zu:%zu:%zu", rows, s->train.features,
+               s->train.classes);
+    CK_TRY(load_data(spec, NULL, "test-labels", &job->csv, NULL, 0, s->seed, 2,
+                     0, train_format, &s->test, &format, &s->reader));
   }
   if (!s->nn)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "nothing to do: give --train FILE");
@@ -1354,6 +1436,143 @@ ck_status ck_nn_hold_out(const ck_dataset *train, double fraction,
 /* ref has FP32 products alone: it checks TF32 runs in FP32. */
 static const ck_param nn_oracle[] = {{"math", "fp32"}, {NULL, NULL}};
 
+/* ---- benchmark sizes and the cost model (docs/nn.md, "Cost model") ----- */
+
+/* Data made on the spot, every epoch trained (--patience 0). */
+#define NN_RUNG(train, layers, batch, epochs)                                  \
+  {                                                                            \
+    {"patience", "0"}, {"train", train}, {"layers", layers}, {"batch", batch}, \
+        {"epochs", epochs}, {                                                  \
+      NULL, NULL                                                               \
+    }                                                                          \
+  }
+static const ck_param nn_rungs[CK_BENCH_RUNGS][6] = {
+    NN_RUNG("blobs:2048:16:4", "16,64,64,4", "64", "2"),
+    NN_RUNG("blobs:4096:32:8", "32,128,128,8", "128", "2"),
+    NN_RUNG("blobs:8192:64:10", "64,256,256,10", "256", "2"),
+    NN_RUNG("blobs:16384:128:10", "128,512,512,10", "256", "2"),
+    NN_RUNG("blobs:32768:256:10", "256,1024,1024,10", "512", "2"),
+    NN_RUNG("blobs:65536:784:10", "784,1024,1024,10", "1024", "2"),
+    NN_RUNG("blobs:65536:784:10", "784,1024,1024,10", "1024", "8")};
+static const char *const nn_size_options[] = {
+    "train", "test",   "train-labels", "test-labels", "split", "val",
+    "load",  "layers", "batch",        "epochs",      NULL};
+
+/* The widths of a --layers list ("784,1024,10") into sizes; their count,
+ * or 0 for none or one not read. */
+static size_t layer_widths(const char *list, double *sizes) {
+  size_t count = 0;
+  for (const char *at = list; at && *at && count <= CK_NN_MAX_LAYERS;) {
+    const char *end = strchr(at, ',');
+    if (!end)
+      end = at + strlen(at);
+    if (!ck__parse_decimal(at, end, &sizes[count++]))
+      return 0;
+    at = *end ? end + 1 : end;
+  }
+  return count >= 2 && count <= CK_NN_MAX_LAYERS + 1 ? count : 0;
+}
+
+/* An estimate: the training data and the test data made beside it (a
+ * quarter as many rows) on the device, the weights with their gradients
+ * and Adam's two moments, and a batch's activations and deltas. Data in
+ * files is not read here. */
+static void nn_footprint(const ck_param *params, size_t count,
+                         const ck_device *device, double *total,
+                         double *largest) {
+  (void)device;
+  const char *train = ck__param_find(params, count, "train");
+  double rows = 0, features = 0;
+  const char *first =
+      train && strncmp(train, "blobs:", 6) == 0 ? train + 6 : NULL;
+  const char *second = first ? strchr(first, ':') : NULL;
+  const char *third = second ? strchr(second + 1, ':') : NULL;
+  if (!third || !ck__parse_decimal(first, second, &rows) ||
+      !ck__parse_decimal(second + 1, third, &features))
+    rows = features = 0;
+  double sizes[CK_NN_MAX_LAYERS + 1];
+  size_t layers = layer_widths(ck__param_find(params, count, "layers"), sizes);
+  double weights = 0, units = 0;
+  for (size_t l = 1; l < layers; ++l) {
+    weights += (sizes[l - 1] + 1) * sizes[l];
+    units += sizes[l - 1] + sizes[l];
+  }
+  double batch = ck__param_number(params, count, "batch",
+                                  ck__nn_fields[CK__NN_BATCH].value);
+  *largest = rows * features * sizeof(float);
+  *total = 1.25 * rows * (features + 1) * sizeof(float) +
+           4 * weights * sizeof(float) + 2 * batch * units * sizeof(float);
+}
+
+/* A run's size: its layers, batch and epochs, as "784-1024-10/1024/8". */
+static void nn_describe(const ck_result *result, char *text, size_t capacity) {
+  const char *layers = ck__result_option_text(result, "layers");
+  const char *batch = ck__result_option_text(result, "batch");
+  double epochs = NAN;
+  ck__result_value(result, "epochs", &epochs);
+  snprintf(text, capacity, "%s/%s/%.0f", layers ? layers : "?",
+           batch ? batch : "?", epochs);
+  for (char *at = text; *at && *at != '/'; ++at)
+    if (*at == ',')
+      *at = '-';
+}
+
+/* A unit is one training sample. Its forward pass, the backward pass of
+ * its deltas and its share of the weight gradients are each a
+ * multiply-add a weight (NN_PASS_FLOPS in all); each step's Adam update
+ * takes NN_ADAM_FLOPS a weight, shared by the batch. A sample reads its
+ * inputs, writes and reads back each layer's activations and deltas
+ * (NN_UNIT_REALS a unit); a step reads the weights twice, writes their
+ * gradients and reads and writes Adam's state (NN_STEP_REALS a weight).
+ * Products that a GEMM's tiles read again from cache are not counted. */
+enum {
+  NN_PASS_FLOPS = 6,
+  NN_ADAM_FLOPS = 10,
+  NN_UNIT_REALS = 4,
+  NN_STEP_REALS = 10
+};
+
+static ck_status nn_cost(const ck_result *result, ck_cost *cost) {
+  static const char *const names[] = {"train_rows", "epochs", "parameters",
+                                      NULL};
+  double values[3];
+  ck_status status = ck__result_values(result, names, values);
+  if (status != CK_OK)
+    return status;
+  double sizes[CK_NN_MAX_LAYERS + 1];
+  size_t layers = layer_widths(ck__result_option_text(result, "layers"), sizes);
+  if (!layers)
+    return ck__fail(CK_ERROR_NOT_FOUND, "the nn result has no layers");
+  double products = 0, units = 0;
+  for (size_t l = 1; l < layers; ++l) {
+    products += sizes[l - 1] * sizes[l];
+    units += sizes[l];
+  }
+  const char *batch_text = ck__result_option_text(result, "batch");
+  double batch = batch_text && strcmp(batch_text, "all") != 0
+                     ? strtod(batch_text, NULL)
+                     : values[0];
+  if (!(batch >= 1))
+    batch = 1;
+  double weights = values[2], real = sizeof(float);
+  cost->units = values[0] * values[1];
+  cost->flops = cost->units *
+                (NN_PASS_FLOPS * products + NN_ADAM_FLOPS * weights / batch);
+  cost->bytes =
+      cost->units * real *
+      (sizes[0] + NN_UNIT_REALS * units + NN_STEP_REALS * weights / batch);
+  return CK_OK;
+}
+
+static const ck__bench nn_bench = {
+    .format = "layers/batch/epochs",
+    .rungs = {nn_rungs[0], nn_rungs[1], nn_rungs[2], nn_rungs[3], nn_rungs[4],
+              nn_rungs[5], nn_rungs[6]},
+    .size_options = nn_size_options,
+    .footprint = nn_footprint,
+    .describe = nn_describe,
+    .cost = nn_cost};
+
 static const ck_param nn_demo[] = {{"train", "spirals:600"}, {"epochs", "5"}};
 
 const ck_workload ck__nn_workload = {
@@ -1371,4 +1590,5 @@ const ck_workload ck__nn_workload = {
     .demo = nn_demo,
     .demo_count = sizeof nn_demo / sizeof nn_demo[0],
     .spreads = 1,
+    .bench = &nn_bench,
 };

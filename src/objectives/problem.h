@@ -187,6 +187,14 @@ void ck__objectives_ref_f32(int id, int dim, const double *points, size_t count,
 void ck__objectives_ref_f64(int id, int dim, const double *points, size_t count,
                             double *values);
 
+/* ---- cost models (problem.c) -------------------------------------------- */
+
+/* The floating-point operations of one dimension's term of built-in
+ * objective fn, as the kernels compute it, a sin, cos, exp, log, sqrt or
+ * power counted as one, for the optimisers' cost models; NaN for lsq, whose
+ * cost is its rows', and for a name of no built-in objective. */
+double ck__objective_term_flops(const char *fn);
+
 /* ---- host objectives (problem.c) ---------------------------------------- */
 
 /* Points stored dimension-major (coordinate d of point p at d * n + p)

@@ -146,6 +146,10 @@ fail:
   return status;
 }
 
+double ck__pso_swarm_bytes(double particles, double dim, double real_size) {
+  return (3.0 * dim + 2.0) * particles * real_size;
+}
+
 /* The host's history and, once the device is known to hold them, the
  * steps, the queue and the swarm's buffers. */
 static ck_status allocate(ck_pso *created, const ck_device *device) {
@@ -154,7 +158,7 @@ static ck_status allocate(ck_pso *created, const ck_device *device) {
   size_t dim = (size_t)state->dim, n = state->n;
   /* Fail early, with the figures, when the swarm cannot fit. */
   double bytes =
-      (3.0 * (double)dim + 2.0) * (double)n * (double)state->real_size;
+      ck__pso_swarm_bytes((double)n, (double)dim, (double)state->real_size);
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "a swarm of %zu particles in %zu dimensions needs ",
                    n, dim);

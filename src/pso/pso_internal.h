@@ -102,6 +102,10 @@ struct pso_state {
   pso_native *native; /* CUDA: the native steps' own (pso_cuda.c) */
 };
 
+/* The device memory of a swarm: positions, velocities, personal bests
+ * and two values a particle (pso_create.c; the benchmark's estimate too). */
+double ck__pso_swarm_bytes(double particles, double dim, double real_size);
+
 /* The state behind a swarm, for tests that inspect every particle. */
 pso_state *ck__pso_state(ck_pso *pso);
 

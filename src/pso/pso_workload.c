@@ -269,6 +269,74 @@ fail:
   return status;
 }
 
+/* ---- benchmark sizes and the cost model (docs/pso.md, "Cost model") ---- */
+
+#define PSO_RUNG(particles)                                                    \
+  {                                                                            \
+    {"fn", "rastrigin"}, {"dim", "100"}, {"iters", "200"},                     \
+        {"particles", particles}, {                                            \
+      NULL, NULL                                                               \
+    }                                                                          \
+  }
+static const ck_param pso_rungs[CK_BENCH_RUNGS][5] = {
+    PSO_RUNG("256"),    PSO_RUNG("1024"),  PSO_RUNG("4096"),
+    PSO_RUNG("16384"),  PSO_RUNG("65536"), PSO_RUNG("262144"),
+    PSO_RUNG("1048576")};
+static const char *const pso_size_options[] = {
+    "particles", "dim", "iters", "evals", "time", "target", NULL};
+static const char *const pso_size_metrics[] = {"particles", "dim", "iterations",
+                                               NULL};
+
+static void pso_footprint(const ck_param *params, size_t count,
+                          const ck_device *device, double *total,
+                          double *largest) {
+  (void)device;
+  double real = (double)ck__param_real_size(params, count);
+  double particles = ck__param_number(params, count, "particles",
+                                      ck__pso_fields[CK__PSO_PARTICLES].value);
+  double dim = ck__param_number(params, count, "dim",
+                                ck__pso_fields[CK__PROBLEM_DIM].value);
+  *total = ck__pso_swarm_bytes(particles, dim, real);
+  *largest = particles * dim * real;
+}
+
+/* A unit is one particle's move and evaluation. Per dimension it loads
+ * x, v and the personal best and stores x and v (PSO_REALS_MOVED); the
+ * guide and the bounds stay in cache, and a personal best copied where it
+ * improved is not counted. The move takes PSO_MOVE_FLOPS (w v, two
+ * differences, four products with c r, two sums, x + v, two uniforms
+ * scaled), the objective its term; Philox's integer work is not counted.
+ * lsq and user objectives leave the flops unknown. */
+enum { PSO_REALS_MOVED = 5, PSO_MOVE_FLOPS = 13 };
+
+static ck_status pso_cost(const ck_result *result, ck_cost *cost) {
+  static const char *const names[] = {"particles", "iterations", "dim", NULL};
+  double values[3];
+  ck_status status = ck__result_values(result, names, values);
+  if (status != CK_OK)
+    return status;
+  double real = (double)ck__result_real_size(result);
+  double coordinates = values[0] * values[1] * values[2];
+  double term =
+      ck__result_option_text(result, "objective")
+          ? NAN
+          : ck__objective_term_flops(ck__result_option_text(result, "fn"));
+  cost->units = values[0] * values[1];
+  cost->bytes = coordinates * PSO_REALS_MOVED * real;
+  cost->flops = coordinates * (PSO_MOVE_FLOPS + term);
+  cost->double_precision = real == 8;
+  return CK_OK;
+}
+
+static const ck__bench pso_bench = {
+    .format = "particles x dims x iters",
+    .rungs = {pso_rungs[0], pso_rungs[1], pso_rungs[2], pso_rungs[3],
+              pso_rungs[4], pso_rungs[5], pso_rungs[6]},
+    .size_options = pso_size_options,
+    .footprint = pso_footprint,
+    .size_metrics = pso_size_metrics,
+    .cost = pso_cost};
+
 static const ck_param pso_demo[] = {
     {"fn", "rastrigin"}, {"dim", "10"}, {"particles", "256"}, {"iters", "300"}};
 
@@ -288,4 +356,5 @@ const ck_workload ck__pso_workload = {
     .spreads = 1,
     .objectives = 1,
     .device_objectives = 1,
+    .bench = &pso_bench,
 };

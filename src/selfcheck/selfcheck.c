@@ -357,6 +357,61 @@ static ck_status selfcheck_agree(const ck_result *reference,
   return CK_OK;
 }
 
+/* ---- benchmark sizes and the cost model (docs/bench.md) ----------------- */
+
+#define SELFCHECK_RUNG(count)                                                  \
+  {                                                                            \
+    {"passes", "16"}, {"count", count}, {                                      \
+      NULL, NULL                                                               \
+    }                                                                          \
+  }
+static const ck_param selfcheck_rungs[CK_BENCH_RUNGS][3] = {
+    SELFCHECK_RUNG("65536"),    SELFCHECK_RUNG("262144"),
+    SELFCHECK_RUNG("1048576"),  SELFCHECK_RUNG("4194304"),
+    SELFCHECK_RUNG("16777216"), SELFCHECK_RUNG("67108864"),
+    SELFCHECK_RUNG("268435456")};
+static const char *const selfcheck_size_options[] = {"count", "passes", NULL};
+static const char *const selfcheck_size_metrics[] = {"count", "passes", NULL};
+
+/* A number's float and its raw word. */
+enum { SELFCHECK_NUMBER_BYTES = sizeof(float) + sizeof(uint32_t) };
+
+static void selfcheck_footprint(const ck_param *params, size_t count,
+                                const ck_device *device, double *total,
+                                double *largest) {
+  (void)device;
+  double numbers =
+      ck__param_number(params, count, "count", selfcheck_fields[0].value);
+  *total = numbers * SELFCHECK_NUMBER_BYTES;
+  *largest = numbers * sizeof(float);
+}
+
+/* A unit is one number of one pass: the generation writes its float and
+ * its word, the reduction reads both (twice SELFCHECK_NUMBER_BYTES), and
+ * the uniform's scale and the sum are its two flops; Philox's integer
+ * work is not counted. */
+static ck_status selfcheck_cost(const ck_result *result, ck_cost *cost) {
+  static const char *const names[] = {"count", "passes", NULL};
+  double values[2];
+  ck_status status = ck__result_values(result, names, values);
+  if (status != CK_OK)
+    return status;
+  cost->units = values[0] * values[1];
+  cost->bytes = cost->units * 2 * SELFCHECK_NUMBER_BYTES;
+  cost->flops = cost->units * 2;
+  return CK_OK;
+}
+
+static const ck__bench selfcheck_bench = {
+    .format = "numbers x passes",
+    .rungs = {selfcheck_rungs[0], selfcheck_rungs[1], selfcheck_rungs[2],
+              selfcheck_rungs[3], selfcheck_rungs[4], selfcheck_rungs[5],
+              selfcheck_rungs[6]},
+    .size_options = selfcheck_size_options,
+    .footprint = selfcheck_footprint,
+    .size_metrics = selfcheck_size_metrics,
+    .cost = selfcheck_cost};
+
 const ck_workload ck__selfcheck_workload = {
     .name = "selfcheck",
     .summary = "Philox streams and a reduction: proves a device runs kernels "
@@ -367,4 +422,5 @@ const ck_workload ck__selfcheck_workload = {
     .check = selfcheck_check,
     .run = selfcheck_run,
     .agree = selfcheck_agree,
+    .bench = &selfcheck_bench,
 };

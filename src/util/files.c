@@ -582,6 +582,10 @@ fail:
   return status;
 }
 
+ck_status ck_file_write(const char *path, const void *data, size_t size) {
+  return ck__file_write_atomic(path, data, size);
+}
+
 ck_status ck_file_check_writable(const char *path) {
   if (!path || !*path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no output file name given");
