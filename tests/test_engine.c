@@ -47,7 +47,7 @@ typedef struct toy_member {
   double *cells, *next;
   item *halo;  /* halo[0] + halo[1] items, from take_halo */
   item *out;   /* its post: its best, its ends each way */
-  double best; /* its least cell so far, and where (over the ring) */
+  double best; /* its least cell (keep_best), and where (over the ring) */
   uint64_t best_at;
   double sum;    /* its post's */
   uint64_t made; /* steps made */
@@ -87,9 +87,11 @@ static double around(const toy_member *m, uint64_t c, int k) {
   return m->cells[at];
 }
 
-/* Its least cell so far: a later one only where less, ties to the
- * lowest index. */
-static void keep_best(toy_member *m) {
+/* Its least cell so far (stencil) or now (local): a later one only where
+ * less, ties to the lowest index. */
+static void keep_best(const toy *t, toy_member *m) {
+  if (t->mode == LOCAL)
+    m->best = 1e300;
   for (uint64_t c = 0; c < m->place.units; ++c)
     if (m->cells[c] < m->best) {
       m->best = m->cells[c];
@@ -109,7 +111,7 @@ static void step_cells(toy *t, toy_member *m, uint64_t step) {
     m->next[c] = (double)(sum % MODULUS);
   }
   memcpy(m->cells, m->next, m->place.units * sizeof *m->cells);
-  keep_best(m);
+  keep_best(t, m);
 }
 
 /* ---- the table ---------------------------------------------------------- */
@@ -142,7 +144,7 @@ static ck_status toy_set_up(void *self, size_t i) {
   m->best = 1e300;
   for (uint64_t c = 0; c < m->place.units; ++c)
     m->cells[c] = first_value(m->place.first + c);
-  keep_best(m);
+  keep_best(t, m);
   __atomic_add_fetch(&t->set_ups, 1, __ATOMIC_SEQ_CST);
   return CK_OK;
 }
@@ -268,7 +270,8 @@ static ck__engine_kind toy_kind(int mode) {
   ck__engine_kind kind = {.unit_name = "cells",
                           .granule = 1,
                           .item_bytes = sizeof(item),
-                          .best = 1,
+                          .best = mode == STENCIL ? CK__ENGINE_BEST_SO_FAR
+                                                  : CK__ENGINE_BEST_OF_ROUND,
                           .sum_count = 1,
                           .allocate = toy_allocate,
                           .set_up = toy_set_up,
@@ -372,8 +375,18 @@ static void spreads(int mode) {
   ck_spread one = {.devices = devices, .device_count = 1};
   CHECK_OK(run(&t, &one, &alone));
   CHECK_MSG(t.row_count == 0, "alone: %zu agreements", t.row_count);
-  for (size_t c = 0; c < CELLS; ++c)
+  /* The best so far is no more than the least cell now; the best of the
+   * last round is the least cell now, the first of equal ones. */
+  size_t least = 0;
+  for (size_t c = 0; c < CELLS; ++c) {
     CHECK(alone.held[c]);
+    least = alone.cells[c] < alone.cells[least] ? c : least;
+  }
+  CHECK_MSG(mode == STENCIL ? alone.best <= alone.cells[least]
+                            : alone.best == alone.cells[least] &&
+                                  alone.index == (double)least,
+            "alone: best %g at %g, least cell %g at %zu", alone.best,
+            alone.index, alone.cells[least], least);
   double rows[ROWS][4];
   size_t row_count = 0;
   for (int in_turn = 0; in_turn <= 1; ++in_turn) {

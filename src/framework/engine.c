@@ -244,8 +244,8 @@ static void plan_passes(ck__engine *engine) {
 /* ---- after a round ----------------------------------------------------- */
 
 /* The least of the members' bests (a member that found nothing better
- * offers the run's), ties to the lowest index; where it improves, the
- * holder's item goes to every process. */
+ * offers the run's; of each round: the round's alone), ties to the lowest
+ * index; where it improves, the holder's item goes to every process. */
 static ck_status agree_best(ck__engine *engine, int *changed) {
   ck_status status = CK_OK;
   ck__spread_run *run = &engine->run;
@@ -253,6 +253,10 @@ static ck_status agree_best(ck__engine *engine, int *changed) {
   uint64_t indices[CK_SPREAD_MAX_LOCAL];
   assert(engine->kind.best && !engine->alone);
   *changed = 0;
+  if (engine->kind.best == CK__ENGINE_BEST_OF_ROUND) {
+    engine->best = INFINITY;
+    engine->best_index = UINT64_MAX;
+  }
   for (size_t i = 0; i < run->local; ++i) {
     const ck__engine_offer *offer = &engine->offers[i];
     int better = offer->value < engine->best;

@@ -29,25 +29,26 @@
  * How the five workloads map onto the table:
  * - PSO (src/pso/pso_spread.c): units particles, granule 32; an item is a
  *   value and dim coordinates. step moves the slice; post reads its
- *   outbox; the best is the least personal best, its item the global
+ *   outbox; the best so far is the least personal best, its item the global
  *   best's position; a ring's halo is K - 1 items around the slice.
  *   reduced records the best and hands it to the members' inboxes.
  * - GA: units islands. round: the generations up to the next migration
  *   or read. A ring's migrants are the halo (one island's pack, kept
  *   before the slice); random cycles gather every member's packs in
  *   cross (ck__exchange_gather_items), and so do the device-to-device
- *   copies. The best's index orders (round, island); its item is the
- *   genes. Each generation's best and mean, weighted by islands, are sums.
+ *   copies. The best so far (ties to the earliest round, then the lowest
+ *   island) has the genes as its item. Each generation's mean, weighted
+ *   by islands, is a sum; each generation's bests are gathered in cross.
  * - MLP: units the rows of a batch; every member holds the whole network.
  *   step computes the gradient of its rows; the gradient is the sums,
  *   which each member applies at its next step (NCCL sums inside a
  *   member's step take the place of sums where every member is a CUDA
  *   device). A set's loss and hits are sums too. No best, no halo.
- * - ACO: units ants. The best is the iteration-best ant (length, ant),
- *   its item the tour that deposits; ACS's edge counts are sums; the
- *   ranking for local search and member 0's partitioning are cross
- *   (gather, broadcast). Colonies (--spread-colonies K): round is K
- *   iterations, after which colonies whose best is longer adopt the best.
+ * - ACO: units ants. The best, of each round, is the iteration-best ant
+ *   (length, ant), its item the tour that deposits; ACS's edge counts are sums;
+ * the ranking for local search and member 0's partitioning are cross (gather,
+ * broadcast). Colonies (--spread-colonies K): round is K iterations, after
+ * which colonies whose best is longer adopt the best.
  * - Gas: units particles, dealt by space into slabs (or a grid's boxes)
  *   that the workload cuts in its allocate. Ghosts are halos of varying
  *   counts and leavers go to their new owners: both are cross
@@ -67,6 +68,17 @@ typedef struct ck__engine ck__engine;
 /* A halo's sides: the items kept from the members before a slice (they
  * pass forward, each member sending its last units), and after it. */
 enum { CK__ENGINE_BEFORE = 0, CK__ENGINE_AFTER = 1 };
+
+/* What the members agree on as their best (ck__engine_kind.best). A NaN
+ * never wins. */
+typedef enum ck__engine_best_rule {
+  CK__ENGINE_NO_BEST = 0,
+  /* The least so far: a later best only where less, so that the earliest
+   * of equal ones stays; in a round, ties to the lowest index. */
+  CK__ENGINE_BEST_SO_FAR,
+  /* The least of each round's offers alone, ties to the lowest index. */
+  CK__ENGINE_BEST_OF_ROUND
+} ck__engine_best_rule;
 
 /* A member, as its phases see it. */
 typedef struct ck__engine_member {
@@ -95,11 +107,12 @@ typedef struct ck__engine_offer {
 /* What the members agreed after their set-up (count 0) or a round. */
 typedef struct ck__engine_round {
   uint64_t first, count; /* the steps made */
-  double best;           /* the least best so far, ties to the lowest */
+  double best;           /* the best, as the kind's rule agrees it */
   uint64_t best_index;   /* index over the run, and the member holding */
-  size_t holder;         /* it, of the round that first found it */
+  size_t holder;         /* it, of the round that found it */
   const void *best_item;
-  int best_changed; /* the round found a better best */
+  int best_changed; /* the round found a better best, or (of each
+                       round) any */
   const double *sums;
 } ck__engine_round;
 
@@ -111,12 +124,12 @@ typedef struct ck__engine_round {
  * is the workload's, as given to ck__engine_create.
  */
 typedef struct ck__engine_kind {
-  const char *unit_name; /* "particles": in messages and the report */
-  uint64_t granule;      /* slices hold multiples of it (but the last) */
-  size_t item_bytes;     /* a unit's item: the best's, and a halo's */
-  uint64_t halo[2];      /* items a member keeps before and after */
-  int best;              /* the members agree on the least best */
-  size_t sum_count;      /* doubles summed over the members each round */
+  const char *unit_name;     /* "particles": in messages and the report */
+  uint64_t granule;          /* slices hold multiples of it (but the last) */
+  size_t item_bytes;         /* a unit's item: the best's, and a halo's */
+  uint64_t halo[2];          /* items a member keeps before and after */
+  ck__engine_best_rule best; /* what the members agree on as their best */
+  size_t sum_count;          /* doubles summed over the members each round */
   /* (member) Optional: units a second on a trial member of an equal
    * share, whose time is not the run's; NULL: dealt equally. */
   ck_status (*probe)(void *self, const ck__engine_member *trial,
@@ -187,7 +200,7 @@ ck_status ck__engine_loop(ck__engine *engine, const ck__loop_rules *rules,
                           const ck__loop_driver *driver,
                           ck__loop_outcome *outcome);
 
-/* The least best (the kind's `best`), its index over the run and its
+/* The agreed best (the kind's rule), its index over the run and its
  * item (item_bytes; the engine's, valid until the next call). A member
  * alone posts first; several agreed after their last round. Collective. */
 ck_status ck__engine_best(ck__engine *engine, double *value, uint64_t *index,

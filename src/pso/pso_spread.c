@@ -228,7 +228,7 @@ static void teardown(void *self, size_t i) {
 
 const ck__engine_kind ck__pso_kind = {.unit_name = "particles",
                                       .granule = SLICE_GRANULE,
-                                      .best = 1,
+                                      .best = CK__ENGINE_BEST_SO_FAR,
                                       .probe = probe,
                                       .allocate = allocate,
                                       .set_up = set_up,
