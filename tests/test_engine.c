@@ -216,7 +216,8 @@ static uint64_t toy_round(void *self, uint64_t first, uint64_t count) {
   return count < 4 ? count : 4;
 }
 
-/* Every member made the same steps: gathered from all of them. */
+/* Every member made the same steps: gathered from all of them. And every
+ * member's slice, as the engine keeps them, covers the ring once. */
 static ck_status toy_cross(void *self, ck__engine *engine, uint64_t first,
                            uint64_t count) {
   toy *t = self;
@@ -231,6 +232,18 @@ static ck_status toy_cross(void *self, ck__engine *engine, uint64_t first,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%zu members", members);
   for (size_t m = 0; status == CK_OK && m < members && count; ++m)
     t->crossed_wrong += made[m] != first + count - 1;
+  uint64_t covered = 0, start = 0, units = 0;
+  for (size_t m = 0; m < members; ++m) {
+    ck__engine_slice(engine, m, &start, &units);
+    t->crossed_wrong += start != covered || units == 0;
+    covered += units;
+  }
+  t->crossed_wrong += covered != CELLS;
+  for (size_t i = 0; i < local; ++i) {
+    ck__engine_slice(engine, t->members[i]->place.number, &start, &units);
+    t->crossed_wrong += start != t->members[i]->place.first ||
+                        units != t->members[i]->place.units;
+  }
   return status;
 }
 
