@@ -1537,13 +1537,13 @@ static void member_twins(const ck_device *ref, const ck_device *device) {
     c.ring_neighbours = case_ & 2 ? 7 : 0;
     uint32_t halo = case_ & 2 ? 3 : 0;
     const ck_device *devices[2] = {ref, device};
-    ck_pso *members[2] = {NULL, NULL};
+    pso_swarm *members[2] = {NULL, NULL};
     double x[2][5 * 48], items[6 * 6];
     for (int j = 0; j < 2; ++j) {
-      CHECK_OK(ck__pso_spread_member(devices[j], &c, 50, 120, halo, halo,
-                                     &members[j]));
+      CHECK_OK(ck__pso_member_make(devices[j], &c, 50, 120, halo, halo,
+                                   &members[j]));
       if (members[j])
-        CHECK_OK(ck__pso_slice_set_up(members[j]));
+        CHECK_OK(ck__pso_swarm_set_up(members[j]));
     }
     for (uint64_t iteration = 1; iteration <= 3 && members[1]; ++iteration) {
       /* Halo items better than any particle's, so that the ends follow
@@ -1554,18 +1554,16 @@ static void member_twins(const ck_device *ref, const ck_device *device) {
           items[e * 6 + 1 + d] = (e % 2 ? 0.5 : -0.5) * (double)(d + 1);
       }
       for (int j = 0; j < 2; ++j) {
-        pso_state *state = ck__pso_state(members[j]);
+        pso_state *state = &members[j]->state;
         if (halo)
           CHECK_OK(ck__reals_write(state->queue, state->inbox,
                                    c.double_precision, items, 2 * halo * 6));
-        CHECK_OK(ck__pso_slice_iterate(members[j], iteration));
-        CHECK_OK(ck_buffer_read(state->queue, state->outbox, 0,
-                                state->outbox_bytes, state->outbox_host,
-                                CK_BLOCKING, NULL));
+        CHECK_OK(ck__pso_advance(members[j], iteration, 1));
+        CHECK_OK(ck__pso_member_post(members[j]));
         CHECK_OK(ck__reals_read(state->queue, state->x, c.double_precision,
                                 x[j], 5 * 48));
       }
-      pso_state *a = ck__pso_state(members[0]), *b = ck__pso_state(members[1]);
+      pso_state *a = &members[0]->state, *b = &members[1]->state;
       CHECK_MSG(a->outbox_bytes == b->outbox_bytes &&
                     memcmp(a->outbox_host, b->outbox_host, a->outbox_bytes) ==
                         0 &&
@@ -1573,8 +1571,8 @@ static void member_twins(const ck_device *ref, const ck_device *device) {
                 "case %d, iteration %" PRIu64 ": ref and %s differ", case_,
                 iteration, device->id);
     }
-    ck_pso_destroy(members[0]);
-    ck_pso_destroy(members[1]);
+    ck__pso_swarm_destroy(members[0]);
+    ck__pso_swarm_destroy(members[1]);
   }
 }
 

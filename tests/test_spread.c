@@ -18,6 +18,7 @@
 #include "clkit/clkit.h"
 #include "framework/spread.h"
 #include "runtime/runtime.h"
+#include "test_support.h"
 #include "util/util.h"
 
 #define MAX_MEMBERS 8
@@ -396,15 +397,8 @@ static void deal_in_proportion(void) {
 }
 
 int main(void) {
-  ck_device_set set;
-  CHECK_OK(ck_device_enumerate(&set));
-  if (check_failures)
+  if (!test_ref_members(devices, MAX_MEMBERS))
     return CHECK_DONE();
-  for (size_t m = 0; m < MAX_MEMBERS; ++m) {
-    devices[m] = set.devices[0];
-    snprintf(devices[m].id, sizeof devices[m].id, "ref%zu", m);
-  }
-  ck_device_set_free(&set);
 
   /* Ended with no call made. */
   ck__spread_run run;

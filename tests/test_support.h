@@ -1,7 +1,8 @@
 /*
  * test_support.h - helpers several test executables share: a strict JSON
  * validator (for output that must be machine-readable), removal of a
- * temporary directory tree, and writing files inside one.
+ * temporary directory tree, writing files inside one, and copies of ref
+ * that stand for a spread's members.
  */
 #ifndef CK_TEST_SUPPORT_H
 #define CK_TEST_SUPPORT_H
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clkit/device.h"
 #include "clkit/objectives.h"
 #include "clkit/status.h"
 
@@ -381,6 +383,22 @@ static inline ck_status never_on_device(ck_device_batch *batch, void *user) {
   (void)batch, (void)user;
   CHECK_MSG(0, "a device objective ran off a CUDA device");
   return CK_ERROR_CANCELLED;
+}
+
+/* count copies of ref under ids of their own ("ref0", "ref1", ...): a
+ * spread's members that no device work distinguishes. 0 where the devices
+ * could not be listed. */
+static inline int test_ref_members(ck_device *devices, size_t count) {
+  ck_device_set set;
+  CHECK_OK(ck_device_enumerate(&set));
+  if (check_failures)
+    return 0;
+  for (size_t m = 0; m < count; ++m) {
+    devices[m] = set.devices[0];
+    snprintf(devices[m].id, sizeof devices[m].id, "ref%zu", m);
+  }
+  ck_device_set_free(&set);
+  return 1;
 }
 
 #endif /* CK_TEST_SUPPORT_H */

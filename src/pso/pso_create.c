@@ -1,7 +1,7 @@
 /*
  * pso_create.c - a swarm's making and freeing: the configuration's
- * checks, the swarm's settings, its buffers, the initial swarm, a spread
- * swarm's making, and destruction.
+ * checks, a member's settings, its buffers and initial slice, the swarm's
+ * members through the member engine, and destruction.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,28 +57,26 @@ static ck_status check_config(const ck_pso_config *config, size_t total) {
   return CK_OK;
 }
 
+/* Whether the objective is the caller's: evaluate, ask/tell or a device
+ * objective. */
+static int host_objective(const ck_pso_config *config) {
+  return config->evaluate || config->ask_tell || config->evaluate_device;
+}
+
 static ck_status make_buffer(pso_state *state, size_t bytes,
                              ck_buffer **buffer) {
   return ck__buffer_make(state->queue, bytes, buffer);
 }
 
-ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
-                        ck_pso **pso) {
-  CK__REQUIRE(device);
-  CK__REQUIRE(config);
-  CK__REQUIRE(pso);
-  return ck__pso_create_slice(device, config, 0, config->particles, pso);
-}
-
 /* The problem and the swarm's settings, from the configuration and the
  * device: particles first .. of a swarm of `total`. */
-static ck_status tune(ck_pso *created, const ck_device *device,
+static ck_status tune(pso_swarm *created, const ck_device *device,
                       const ck_pso_config *config, uint32_t first,
                       size_t total) {
   ck_status status = CK_OK;
   ck__problem_spec spec =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
-  spec.host = config->evaluate || config->ask_tell || config->evaluate_device;
+  spec.host = host_objective(config);
   CK_TRY(ck__problem_init(&created->problem, device, &spec));
   const ck__problem *problem = &created->problem;
   created->config = *config;
@@ -150,9 +148,9 @@ double ck__pso_swarm_bytes(double particles, double dim, double real_size) {
   return (3.0 * dim + 2.0) * particles * real_size;
 }
 
-/* The host's history and, once the device is known to hold them, the
- * steps, the queue and the swarm's buffers. */
-static ck_status allocate(ck_pso *created, const ck_device *device) {
+/* The host's room for the history's entries and, once the device is
+ * known to hold them, the steps, the queue and the slice's buffers. */
+static ck_status allocate(pso_swarm *created, const ck_device *device) {
   ck_status status = CK_OK;
   pso_state *state = &created->state;
   size_t dim = (size_t)state->dim, n = state->n;
@@ -162,8 +160,6 @@ static ck_status allocate(ck_pso *created, const ck_device *device) {
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "a swarm of %zu particles in %zu dimensions needs ",
                    n, dim);
-  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, 1,
-                          &(size_t){1}, "best values"));
   created->batch = malloc(state->history_capacity * sizeof *created->batch);
   if (!created->batch)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for best values");
@@ -217,7 +213,7 @@ fail:
 
 /* The problem's data and domain, the velocity limits, and the best and
  * the target flag as nothing found yet. */
-static ck_status upload(ck_pso *created, const ck_pso_config *config) {
+static ck_status upload(pso_swarm *created, const ck_pso_config *config) {
   ck_status status = CK_OK;
   pso_state *state = &created->state;
   const ck__problem *problem = &created->problem;
@@ -254,7 +250,7 @@ fail:
 }
 
 /* The steps' setup and the initial swarm. */
-static ck_status set_up(ck_pso *created) {
+static ck_status set_up(pso_swarm *created) {
   ck_status status = CK_OK;
   pso_state *state = &created->state;
   double started = ck__seconds();
@@ -266,8 +262,6 @@ static ck_status set_up(ck_pso *created) {
     CK_TRY(ck__pso_evaluate(created, 0));
     CK_TRY(ck__pso_record_best(created));
   }
-  if (state->outbox)
-    CK_TRY(created->steps->report(state));
   /* The initial swarm done (and its kernels loaded) before the caller
    * starts timing iterations. */
   CK_TRY(ck_queue_finish(state->queue));
@@ -275,92 +269,36 @@ fail:
   return status;
 }
 
-ck_status ck__pso_slice_allocate(const ck_device *device,
+ck_status ck__pso_swarm_allocate(const ck_device *device,
                                  const ck_pso_config *config, uint32_t first,
-                                 size_t total, ck_pso **pso) {
+                                 size_t total, pso_swarm **swarm) {
   ck_status status = CK_OK;
-  ck_pso *created = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(config);
-  CK__REQUIRE(pso);
-  *pso = NULL;
+  pso_swarm *created = NULL;
+  *swarm = NULL;
   CK_TRY(check_config(config, total));
   created = calloc(1, sizeof *created);
   if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
   CK_TRY(tune(created, device, config, first, total));
   CK_TRY(allocate(created, device));
-  *pso = created;
+  *swarm = created;
   return CK_OK;
 fail:
-  ck_pso_destroy(created);
+  ck__pso_swarm_destroy(created);
   return status;
 }
 
-ck_status ck__pso_slice_set_up(ck_pso *pso) {
-  ck_status status = upload(pso, &pso->config);
-  return status ? status : set_up(pso);
+ck_status ck__pso_swarm_set_up(pso_swarm *swarm) {
+  ck_status status = upload(swarm, &swarm->config);
+  return status ? status : set_up(swarm);
 }
 
-ck_status ck__pso_create_slice(const ck_device *device,
-                               const ck_pso_config *config, uint32_t first,
-                               size_t total, ck_pso **pso) {
-  ck_status status = ck__pso_slice_allocate(device, config, first, total, pso);
-  if (status == CK_OK && (status = ck__pso_slice_set_up(*pso)) != CK_OK) {
-    ck_pso_destroy(*pso);
-    *pso = NULL;
-  }
-  return status;
-}
-
-ck_status ck_pso_create_spread(const ck_spread *spread,
-                               const ck_pso_config *config, ck_pso **pso) {
-  ck_status status = CK_OK;
-  ck_pso *created = NULL;
-  CK__REQUIRE(spread);
-  CK__REQUIRE(config);
-  CK__REQUIRE(pso);
-  *pso = NULL;
-  CK_TRY(check_config(config, config->particles));
-  if (config->evaluate || config->ask_tell || config->evaluate_device)
-    CK_FAIL(CK_ERROR_UNSUPPORTED,
-            "ck_pso_config.evaluate: a host objective does not spread over "
-            "devices; create the swarm on one device");
-  if (!spread->devices || spread->device_count == 0)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create_spread: no devices");
-  created = calloc(1, sizeof *created);
-  if (!created)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
-  const ck__problem_spec spec =
-      CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
-  CK_TRY(ck__problem_init(&created->problem, &spread->devices[0], &spec));
-  created->config = *config;
-  CK__PROBLEM_KEEP(&created->config, &created->problem);
-  pso_state *state = &created->state;
-  state->device = spread->devices[0];
-  state->dim = created->problem.dim;
-  state->n = (uint32_t)config->particles;
-  state->double_precision = created->problem.double_precision;
-  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, 1,
-                          &(size_t){1}, "best values"));
-  double started = ck__seconds();
-  CK_TRY(ck__pso_spread_create(spread, config, &created->history,
-                               &created->spread));
-  created->build_seconds = ck__seconds() - started;
-  *pso = created;
-  return CK_OK;
-fail:
-  ck_pso_destroy(created);
-  return status;
-}
-
-ck_status ck_pso_destroy(ck_pso *pso) {
-  if (!pso)
-    return CK_OK;
-  pso_state *state = &pso->state;
-  ck__pso_spread_destroy(pso->spread);
-  if (pso->steps)
-    pso->steps->teardown(state);
+void ck__pso_swarm_destroy(pso_swarm *swarm) {
+  if (!swarm)
+    return;
+  pso_state *state = &swarm->state;
+  if (swarm->steps)
+    swarm->steps->teardown(state);
   ck_buffer *buffers[] = {state->lo,
                           state->hi,
                           state->vmax,
@@ -385,14 +323,118 @@ ck_status ck_pso_destroy(ck_pso *pso) {
     ck_buffer_destroy(buffers[i]);
   ck__host_free(state->queue, state->outbox_host);
   ck__host_free(state->queue, state->inbox_host);
-  ck__batch_host_free(&pso->batch_host, state->queue);
+  ck__batch_host_free(&swarm->batch_host, state->queue);
   ck_queue_destroy(state->queue);
-  ck__problem_free(&pso->problem);
+  ck__problem_free(&swarm->problem);
+  free(swarm->batch);
+  free(swarm->host_x);
+  free(swarm->host_rows);
+  free(swarm->host_f);
+  free(swarm);
+}
+
+/* The run's settings, from the problem as the first device sees it: its
+ * members check theirs as they are made. */
+static ck_status settle(ck_pso *created, const ck_device *device,
+                        const ck_pso_config *config) {
+  ck_status status = CK_OK;
+  ck__problem problem;
+  ck__problem_spec spec =
+      CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
+  spec.host = host_objective(config);
+  CK_TRY(ck__problem_init(&problem, device, &spec));
+  created->config = *config;
+  CK__PROBLEM_KEEP(&created->config, &problem);
+  created->config.data = NULL;
+  created->dim = problem.dim;
+  created->double_precision = problem.double_precision;
+  created->real = problem.real_size;
+  created->item = ((size_t)problem.dim + 1) * problem.real_size;
+  /* In the swarm's precision, as its kernels compare. */
+  created->target =
+      problem.double_precision ? config->target : (double)(float)config->target;
+  ck__problem_free(&problem);
+fail:
+  return status;
+}
+
+/* A swarm over spread's devices, one member each: the kind's sizes are
+ * this swarm's. */
+static ck_status create_run(const ck_spread *spread,
+                            const ck_pso_config *config, ck_pso **pso) {
+  ck_status status = CK_OK;
+  ck_pso *created = calloc(1, sizeof *created);
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
+  CK_TRY(settle(created, &spread->devices[0], config));
+  CK_TRY(ck__history_init(&created->history, CK__HISTORY_SAMPLE, 1,
+                          &(size_t){1}, "best values"));
+  created->local = spread->device_count;
+  created->swarms = calloc(created->local, sizeof *created->swarms);
+  if (!created->swarms)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a swarm");
+  ck__engine_kind kind = ck__pso_kind;
+  kind.item_bytes = created->item;
+  /* The ring past a member's ends, as ck_pso_ring_best reaches. */
+  if (config->ring_neighbours) {
+    kind.halo[CK__ENGINE_BEFORE] = (uint32_t)(config->ring_neighbours - 1) / 2;
+    kind.halo[CK__ENGINE_AFTER] =
+        (uint32_t)config->ring_neighbours - 1 - kind.halo[CK__ENGINE_BEFORE];
+  }
+  created->given = config;
+  status = ck__engine_create(&kind, created, spread, config->particles,
+                             &created->engine);
+  created->given = NULL;
+  CK_TRY(status);
+  for (size_t i = 0; i < created->local; ++i)
+    created->build_seconds =
+        fmax(created->build_seconds, created->swarms[i]->build_seconds);
+  *pso = created;
+  return CK_OK;
+fail:
+  ck_pso_destroy(created);
+  return status;
+}
+
+ck_status ck_pso_create(const ck_device *device, const ck_pso_config *config,
+                        ck_pso **pso) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(device);
+  CK__REQUIRE(config);
+  CK__REQUIRE(pso);
+  *pso = NULL;
+  CK_TRY(check_config(config, config->particles));
+  ck_spread one = {.devices = device, .device_count = 1};
+  CK_TRY(create_run(&one, config, pso));
+fail:
+  return status;
+}
+
+ck_status ck_pso_create_spread(const ck_spread *spread,
+                               const ck_pso_config *config, ck_pso **pso) {
+  ck_status status = CK_OK;
+  CK__REQUIRE(spread);
+  CK__REQUIRE(config);
+  CK__REQUIRE(pso);
+  *pso = NULL;
+  CK_TRY(check_config(config, config->particles));
+  if (host_objective(config))
+    CK_FAIL(CK_ERROR_UNSUPPORTED,
+            "ck_pso_config.evaluate: a host objective does not spread over "
+            "devices; create the swarm on one device");
+  if (!spread->devices || spread->device_count == 0)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_pso_create_spread: no devices");
+  CK_TRY(create_run(spread, config, pso));
+fail:
+  return status;
+}
+
+ck_status ck_pso_destroy(ck_pso *pso) {
+  if (!pso)
+    return CK_OK;
+  ck__engine_destroy(pso->engine);
+  free(pso->swarms);
   ck__history_free(&pso->history);
-  free(pso->batch);
-  free(pso->host_x);
-  free(pso->host_rows);
-  free(pso->host_f);
   free(pso);
   return CK_OK;
 }

@@ -1,16 +1,17 @@
 /*
  * pso_internal.h - the PSO driver's state and its table of steps per
  * backend (see docs/architecture.md). The driver (pso.c) owns the loop,
- * pso_create.c makes and frees a swarm; steps do one phase over the
- * whole swarm.
+ * pso_create.c makes and frees a swarm and its members, pso_spread.c is
+ * its partition for the member engine; steps do one phase over a
+ * member's slice.
  */
 #ifndef CK_PSO_INTERNAL_H
 #define CK_PSO_INTERNAL_H
 
 #include "clkit/clkit.h"
 #include "clkit/pso.h"
+#include "framework/engine.h"
 #include "framework/history.h"
-#include "framework/spread.h"
 #include "objectives/problem.h"
 #include "runtime/runtime.h"
 
@@ -29,7 +30,7 @@ typedef struct ck__pso_steps {
   ck_status (*evaluate)(pso_state *state);
   /* Global best from the personal bests; history[slot] set. */
   ck_status (*update_best)(pso_state *state, uint32_t slot);
-  /* A spread member: its outbox filled (ck_pso_report_item), after
+  /* A member: its outbox filled (ck_pso_report_item), after
    * update_best. */
   ck_status (*report)(pso_state *state);
   void (*teardown)(pso_state *state);
@@ -68,8 +69,8 @@ struct pso_state {
   ck_buffer *best_value, *best_index; /* 1 */
   ck_buffer *partial_values, *partial_indices;
   ck_buffer *history; /* history_capacity */
-  /* A spread member's, made by pso_spread.c (NULL and 0 otherwise; the
-   * swarm frees them). Items are a value and dim coordinates. The outbox
+  /* A member's boxes, made by pso_spread.c (NULL and 0 otherwise; the
+   * slice frees them). Items are a value and dim coordinates. The outbox
    * holds its best item, send_forward items of its last particles and
    * send_back of its first (ck_pso_report_item), then its best's index;
    * the inbox holds the ring's halo, halo_before items then halo_after,
@@ -106,67 +107,7 @@ struct pso_state {
  * and two values a particle (pso_create.c; the benchmark's estimate too). */
 double ck__pso_swarm_bytes(double particles, double dim, double real_size);
 
-/* The state behind a swarm, for tests that inspect every particle. */
-pso_state *ck__pso_state(ck_pso *pso);
-
-/* A slice of a swarm of `total` particles: config->particles of them,
- * drawing the random streams of particles first, first + 1, ...
- * (pso_create.c).
- * ck_pso_create is the slice of all from 0. */
-ck_status ck__pso_create_slice(const ck_device *device,
-                               const ck_pso_config *config, uint32_t first,
-                               size_t total, ck_pso **pso);
-/* ck__pso_create_slice in two parts, so that a spread's members agree
- * that their swarms fit before any builds kernels: the settings, the
- * memory check and the buffers; then the uploads, the kernels and the
- * initial swarm (a slice that fails it is the caller's to destroy). A
- * spread member's boxes (pso_state) are made between the two, and the
- * second fills its outbox. */
-ck_status ck__pso_slice_allocate(const ck_device *device,
-                                 const ck_pso_config *config, uint32_t first,
-                                 size_t total, ck_pso **pso);
-ck_status ck__pso_slice_set_up(ck_pso *pso);
-/* One iteration of a slice's device work, queued and not read: the
- * ring's neighbours (from its halo, where it has one), the moves, the
- * evaluations, its own best, and a member's outbox filled. */
-ck_status ck__pso_slice_iterate(ck_pso *pso, uint64_t iteration);
-
-/* A swarm spread over devices (pso_spread.c): members that hold slices,
- * and the global best they agree on after every iteration. Each call is
- * collective over the spread's processes. */
-typedef struct ck__pso_spread ck__pso_spread;
-/* A member's slice with its boxes (pso_state), its kernels not built yet
- * (ck__pso_slice_set_up builds them and fills its outbox): particles
- * first .. of a swarm of `total`, with a ring halo of `before` and
- * `after` items (0 and 0: none); one that fails is the caller's to
- * destroy. The tests compare its steps on ref and OpenCL through it. Not
- * collective. */
-ck_status ck__pso_spread_member(const ck_device *device,
-                                const ck_pso_config *config, uint32_t first,
-                                size_t total, uint32_t before, uint32_t after,
-                                ck_pso **made);
-/* Makes the members and pushes the initial swarm's best into history. */
-ck_status ck__pso_spread_create(const ck_spread *spread,
-                                const ck_pso_config *config,
-                                ck__history *history, ck__pso_spread **made);
-/* count iterations from iteration, each best pushed into history. */
-ck_status ck__pso_spread_step(ck__pso_spread *spread, uint64_t iteration,
-                              uint64_t count, ck__history *history);
-ck_status ck__pso_spread_best(ck__pso_spread *spread, double *value,
-                              double *position);
-/* The spread as the framework keeps it, for its clock's reads. */
-ck__spread_run *ck__pso_spread_run(ck__pso_spread *spread);
-/* The members' kernel seconds, summed. */
-double ck__pso_spread_kernel_seconds(ck__pso_spread *spread);
-/* The members, into a result. */
-ck_status ck__pso_spread_report(ck__pso_spread *spread, ck_result *result);
-/* This process's rank (0 alone, or for NULL). */
-int ck__pso_spread_rank(const ck__pso_spread *spread);
-void ck__pso_spread_destroy(ck__pso_spread *spread);
-/* The spread behind a swarm, or NULL (pso.c). */
-ck__pso_spread *ck__pso_spread_of(ck_pso *pso);
-
-/* ---- shared between the driver's files (pso.c, pso_create.c) ---------- */
+/* ---- a swarm's members (pso_create.c, pso_spread.c) ------------------- */
 
 enum {
   /* Device-side best values between reads: the history's entries, and
@@ -174,28 +115,93 @@ enum {
   CK__PSO_HISTORY_CAPACITY = 1024
 };
 
-struct ck_pso {
+/* A slice of a swarm on one device: a member of a run, all of the swarm
+ * where the run has one member. Its physics, and its boxes. */
+typedef struct pso_swarm {
   pso_state state;
   const ck__pso_steps *steps;
   ck__pso_steps merged_steps; /* native steps over the base's */
-  ck_pso_config config;
-  ck__problem problem;   /* objective and domain */
-  uint64_t iterations;   /* moves made */
-  uint32_t history_used; /* device entries not yet read */
-  double *batch;         /* history_capacity: the device entries read */
-  ck__history history;   /* the best after an iteration in every stride */
+  ck_pso_config config;       /* the slice's */
+  ck__problem problem;        /* objective and domain */
+  uint32_t history_used;      /* device entries not yet read */
+  double *batch;              /* history_capacity: the device entries read */
+  /* Where its bests go, entry by entry: the run's history where it is
+   * the run's one member; NULL: its entries go round, unread. */
+  ck__history *history;
   double build_seconds;
-  ck__pso_spread *spread; /* a spread swarm's members (pso_spread.c) */
-  ck__spread_clock clock; /* a spread run's reads in ck_pso_run */
+  /* Host objectives: the positions as the device holds them, row-major,
+   * and their values. */
+  double *host_x, *host_rows, *host_f;
+  ck__batch_host batch_host; /* a device objective's positions, off CUDA */
+  size_t number;             /* its member number over every process */
+  int inbox_new;             /* inbox_host changed: its next step writes it */
+} pso_swarm;
+
+/* A swarm: its members, through the member engine (framework/engine.h);
+ * one member where it runs on one device. */
+struct ck_pso {
+  ck_pso_config config;       /* the run's, borrowed pointers dropped */
+  const ck_pso_config *given; /* the caller's, while the members are made */
+  int dim, double_precision;
+  size_t real, item; /* bytes of a real, and of an item (value, position) */
+  ck__engine *engine;
+  pso_swarm **swarms; /* this process's members */
+  size_t local;
+  uint64_t iterations; /* moves made */
+  ck__history history; /* the best after an iteration in every stride */
+  double build_seconds;
   /* Where ck_pso_run keeps its reads' times (ck__loop_rules.timeline),
    * borrowed; NULL: nowhere. */
   ck__history *timeline;
-  /* Host objectives: the positions as the device holds them, row-major,
-   * and their values; told: ck_pso_tell has had the initial swarm's. */
-  double *host_x, *host_rows, *host_f;
+  /* ask/tell: the initial swarm's values have been told */
   int told;
-  ck__batch_host batch_host; /* a device objective's positions, off CUDA */
+  /* Several members: the agreed best met the target (in the swarm's
+   * precision), so that moves stop as a device's kernels stop them. */
+  int met;
+  double target;
 };
+
+/* The state of a swarm's first member, for tests that inspect every
+ * particle of a swarm on one device. */
+pso_state *ck__pso_state(ck_pso *pso);
+
+/* A slice of a swarm of `total` particles: config->particles of them,
+ * drawing the random streams of particles first, first + 1, ...
+ * (pso_create.c). In two parts, so that a run's members agree that their
+ * slices fit before any builds kernels: the settings, the memory check
+ * and the buffers (*swarm NULL where it fails); then the uploads, the
+ * kernels and the initial slice (a slice that fails it is the caller's to
+ * destroy, with ck__pso_swarm_destroy). */
+ck_status ck__pso_swarm_allocate(const ck_device *device,
+                                 const ck_pso_config *config, uint32_t first,
+                                 size_t total, pso_swarm **swarm);
+ck_status ck__pso_swarm_set_up(pso_swarm *swarm);
+void ck__pso_swarm_destroy(pso_swarm *swarm);
+/* count iterations from `first`: the ring's neighbours (from its halo,
+ * where it has one), the moves, the evaluations and its best, into its
+ * history's entries. Queued, and read where the entries fill. */
+ck_status ck__pso_advance(pso_swarm *swarm, uint64_t first, uint64_t count);
+/* The entries its history has not read yet, read (nothing without one). */
+ck_status ck__pso_flush_history(pso_swarm *swarm);
+
+/* A member's slice with its boxes (pso_state), its kernels not built yet:
+ * particles first .. of a swarm of `total`, with a ring halo of `before`
+ * and `after` items (0 and 0: none) (pso_spread.c). The tests compare its
+ * steps on ref and OpenCL through it. */
+ck_status ck__pso_member_make(const ck_device *device,
+                              const ck_pso_config *config, uint32_t first,
+                              size_t total, uint32_t before, uint32_t after,
+                              pso_swarm **made);
+/* Its outbox filled (ck_pso_report) and read into outbox_host. */
+ck_status ck__pso_member_post(pso_swarm *swarm);
+/* The PSO's partition, for the member engine (pso_spread.c): self is the
+ * ck_pso whose members it makes. */
+extern const ck__engine_kind ck__pso_kind;
+
+/* A real of the swarm's precision in host memory, as a double. */
+double ck__pso_real(const ck_pso *pso, const void *at);
+
+/* ---- shared between the driver's files (pso.c, pso_create.c) ---------- */
 
 /* count reals (host doubles) into buffer from its start, in the swarm's
  * precision, through the swarm's queue (ck__reals_write). */
@@ -205,10 +211,10 @@ ck_status ck__pso_write_reals(pso_state *state, ck_buffer *buffer,
  * after `iteration` moves (the host's or the device objective's, else
  * the steps'), and the personal bests kept; nothing for a streamed one.
  * A failed objective's status names the iteration. */
-ck_status ck__pso_evaluate(ck_pso *pso, uint64_t iteration);
+ck_status ck__pso_evaluate(pso_swarm *swarm, uint64_t iteration);
 /* The global best into the device's next history entry; the entries are
  * read into the host's history once they fill. */
-ck_status ck__pso_record_best(ck_pso *pso);
+ck_status ck__pso_record_best(pso_swarm *swarm);
 
 extern const ck__pso_steps ck__pso_ref_steps_f32;
 extern const ck__pso_steps ck__pso_ref_steps_f64;

@@ -14,7 +14,9 @@ static size_t rounded(size_t count, size_t group) {
   return (count + group - 1) / group * group;
 }
 
-static ck_status opencl_setup(pso_state *state) {
+/* The program and its kernels: a ring's, a non-streamed or ring swarm's
+ * keep, a member's report. */
+static ck_status make_kernels(pso_state *state) {
   ck_status status = CK_OK;
   char defines[256];
   snprintf(defines, sizeof defines,
@@ -41,12 +43,26 @@ static ck_status opencl_setup(pso_state *state) {
   if (state->ring)
     CK_TRY(ck_kernel_create(state->program, "ck_pso_neighbours",
                             &state->neighbours_kernel));
+  if (state->values)
+    CK_TRY(
+        ck_kernel_create(state->program, "ck_pso_keep", &state->keep_kernel));
+  if (state->outbox)
+    CK_TRY(ck_kernel_create(state->program, "ck_pso_report",
+                            &state->report_kernel));
+fail:
+  return status;
+}
 
-  /* Arguments that never change are set once. A swarm with no halo
-   * (ck_pso_ring_best_slice) names another buffer, never read, there. */
+/* The buffer a ring's kernels read past the slice's ends: its halo; a
+ * swarm with no halo (ck_pso_ring_best_slice) names another, never read. */
+static ck_buffer *halo_of(const pso_state *state) {
+  return state->ring && state->n < state->total ? state->inbox : state->pbest;
+}
+
+/* The initialisation's and the move's arguments that never change. */
+static ck_status move_args(pso_state *state) {
+  ck_status status = CK_OK;
   int real = state->double_precision;
-  ck_buffer *halo =
-      state->ring && state->n < state->total ? state->inbox : state->pbest;
   ck_kernel_args args;
   ck_kernel_args_begin(state->initialise_kernel, &args);
   ck_kernel_args_u32(&args, state->n);
@@ -82,15 +98,20 @@ static ck_status opencl_setup(pso_state *state) {
   ck_kernel_args_buffer(&args, state->gbest);
   ck_kernel_args_buffer(&args,
                         state->ring ? state->neighbour : state->best_index);
-  ck_kernel_args_buffer(&args, halo);
+  ck_kernel_args_buffer(&args, halo_of(state));
   ck_kernel_args_buffer(&args, state->done);
   ck_kernel_args_buffer(&args,
                         state->ring ? state->values : state->pbest_value);
   CK_TRY(ck_kernel_args_end(&args));
+fail:
+  return status;
+}
 
+/* The keep's and the ring's neighbours' arguments, where they run. */
+static ck_status ring_args(pso_state *state) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
   if (state->values) {
-    CK_TRY(
-        ck_kernel_create(state->program, "ck_pso_keep", &state->keep_kernel));
     ck_kernel_args_begin(state->keep_kernel, &args);
     ck_kernel_args_u32(&args, state->n);
     ck_kernel_args_i32(&args, state->dim);
@@ -109,12 +130,19 @@ static ck_status opencl_setup(pso_state *state) {
     ck_kernel_args_u32(&args, state->total);
     ck_kernel_args_i32(&args, state->dim);
     ck_kernel_args_buffer(&args, state->pbest_value);
-    ck_kernel_args_buffer(&args, halo);
+    ck_kernel_args_buffer(&args, halo_of(state));
     ck_kernel_args_buffer(&args, state->neighbour);
     ck_kernel_args_buffer(&args, state->done);
     CK_TRY(ck_kernel_args_end(&args));
   }
+fail:
+  return status;
+}
 
+/* The best's reduction and update, and a member's report. */
+static ck_status best_args(pso_state *state) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
   if (state->partial_count) {
     ck_kernel_args_begin(state->reduce_kernel, &args);
     ck_kernel_args_buffer(&args, state->pbest_value);
@@ -139,14 +167,12 @@ static ck_status opencl_setup(pso_state *state) {
   ck_kernel_args_buffer(&args, state->gbest);
   ck_kernel_args_buffer(&args, state->history);
   ck_kernel_args_u32(&args, 0); /* UPDATE_SLOT */
-  ck_kernel_args_real(&args, state->has_target ? state->target : 0.0, real);
+  ck_kernel_args_real(&args, state->has_target ? state->target : 0.0,
+                      state->double_precision);
   ck_kernel_args_u32(&args, state->has_target ? 1u : 0u);
   ck_kernel_args_buffer(&args, state->done);
   CK_TRY(ck_kernel_args_end(&args));
-
   if (state->outbox) {
-    CK_TRY(ck_kernel_create(state->program, "ck_pso_report",
-                            &state->report_kernel));
     ck_kernel_args_begin(state->report_kernel, &args);
     ck_kernel_args_u32(&args, state->n);
     ck_kernel_args_i32(&args, state->dim);
@@ -160,6 +186,18 @@ static ck_status opencl_setup(pso_state *state) {
     ck_kernel_args_buffer(&args, state->outbox);
     CK_TRY(ck_kernel_args_end(&args));
   }
+fail:
+  return status;
+}
+
+/* The kernels, their arguments that never change, and the evaluation of
+ * lsq and user objectives. */
+static ck_status opencl_setup(pso_state *state) {
+  ck_status status = CK_OK;
+  CK_TRY(make_kernels(state));
+  CK_TRY(move_args(state));
+  CK_TRY(ring_args(state));
+  CK_TRY(best_args(state));
   if (!state->streamed && state->objective != CK_OBJECTIVE_HOST)
     CK_TRY(ck__evaluation_create(&state->evaluation, state->program,
                                  state->problem, state->n, state->rows,

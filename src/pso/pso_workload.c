@@ -221,7 +221,7 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   }
   CK_TRY(ck_pso_run(pso, &report));
   /* A spread run's outputs are written once, by rank 0. */
-  int writes = ck__pso_spread_rank(ck__pso_spread_of(pso)) == 0;
+  int writes = ck__engine_rank(pso->engine) == 0;
   int dim = config.dim;
   position = malloc((size_t)dim * sizeof *position);
   if (!position)
@@ -232,8 +232,8 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
     CK_TRY_OUTPUT("out", ck__write_position(job.out, position, dim));
   if (job.trace && writes)
     CK_TRY_OUTPUT("trace", write_trace(job.trace, pso));
-  if (ck__pso_spread_of(pso))
-    CK_TRY(ck__pso_spread_report(ck__pso_spread_of(pso), result));
+  if (options->spread)
+    CK_TRY(ck__engine_report(pso->engine, result));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
   result->kernel_s = report.kernel_s;

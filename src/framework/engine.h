@@ -1,0 +1,231 @@
+/*
+ * engine.h - the member engine: one run's members, over one device or
+ * several and over MPI processes, for any workload that describes its
+ * partition in a table (ck__engine_kind).
+ *
+ * The engine owns what a partition shares: the members and their threads
+ * (ck__spread_each), their queues and statuses, the agreement on a
+ * failure (one member failing ends all, with the first failure's
+ * message), the probe and the deal of the units, every member's slice,
+ * what crosses between members (ring halos, the least best and its item,
+ * sums), the agreed clock of a run's reads, and each member's report in
+ * the result. The workload's physics sees none of it: a member is a slice
+ * of the units with the halo it keeps, and its phases.
+ *
+ * A run of one member is the same path. Its round spans a whole step,
+ * nothing crosses, it runs on the calling thread with no agreement (its
+ * failure's message is its own), and its loop keeps the single clock.
+ *
+ * A run, step by step:
+ * - ck__engine_create: the members' probe (several members, no shares),
+ *   the deal, allocate on every member, then (all agreeing that they
+ *   fit) set_up; several members then post and exchange once.
+ * - ck__engine_step: rounds of kind.round steps (1 where NULL); one
+ *   round spans the whole step where the run has one member. Before a
+ *   round of several members the halos pass; in the round each member
+ *   steps and posts (its phase, on its thread); after it the engine
+ *   exchanges: cross, the best, the sums, then reduced.
+ *
+ * How the five workloads map onto the table:
+ * - PSO (src/pso/pso_spread.c): units particles, granule 32; an item is a
+ *   value and dim coordinates. step moves the slice; post reads its
+ *   outbox; the best so far is the least personal best, its item the global
+ *   best's position; a ring's halo is K - 1 items around the slice.
+ *   reduced records the best and hands it to the members' inboxes.
+ * - GA: units islands. round: the generations up to the next migration
+ *   or read. A ring's migrants are the halo (one island's pack, kept
+ *   before the slice); random cycles gather every member's packs in
+ *   cross (ck__exchange_gather_items), and so do the device-to-device
+ *   copies. The best so far (ties to the earliest round, then the lowest
+ *   island) has the genes as its item. Each generation's mean, weighted
+ *   by islands, is a sum; each generation's bests are gathered in cross.
+ * - MLP: units the rows of a batch; every member holds the whole network.
+ *   step computes the gradient of its rows; the gradient is the sums,
+ *   which each member applies at its next step (NCCL sums inside a
+ *   member's step take the place of sums where every member is a CUDA
+ *   device). A set's loss and hits are sums too. No best, no halo.
+ * - ACO: units ants. The best, of each round, is the iteration-best ant
+ *   (length, ant), its item the tour that deposits; ACS's edge counts are sums;
+ * the ranking for local search and member 0's partitioning are cross (gather,
+ * broadcast). Colonies (--spread-colonies K): round is K iterations, after
+ * which colonies whose best is longer adopt the best.
+ * - Gas: units particles, dealt by space into slabs (or a grid's boxes)
+ *   that the workload cuts in its allocate. Ghosts are halos of varying
+ *   counts and leavers go to their new owners: both are cross
+ *   (ck__exchange_pass, ck__exchange_route). A rebuild that any member
+ *   needs is a sum; the energies and pressure are sums. No best.
+ */
+#ifndef CK_FRAMEWORK_ENGINE_H
+#define CK_FRAMEWORK_ENGINE_H
+
+#include "clkit/spread.h"
+#include "clkit/workload.h"
+#include "framework/framework.h"
+#include "framework/spread.h"
+
+typedef struct ck__engine ck__engine;
+
+/* A halo's sides: the items kept from the members before a slice (they
+ * pass forward, each member sending its last units), and after it. */
+enum { CK__ENGINE_BEFORE = 0, CK__ENGINE_AFTER = 1 };
+
+/* What the members agree on as their best (ck__engine_kind.best). A NaN
+ * never wins. */
+typedef enum ck__engine_best_rule {
+  CK__ENGINE_NO_BEST = 0,
+  /* The least so far: a later best only where less, so that the earliest
+   * of equal ones stays; in a round, ties to the lowest index. */
+  CK__ENGINE_BEST_SO_FAR,
+  /* The least of each round's offers alone, ties to the lowest index. */
+  CK__ENGINE_BEST_OF_ROUND
+} ck__engine_best_rule;
+
+/* A member, as its phases see it. */
+typedef struct ck__engine_member {
+  size_t index;            /* local: 0 .. this process's members - 1 */
+  size_t number;           /* over every process */
+  size_t members;          /* in the run: 1 where the member is alone */
+  const ck_device *device; /* the engine's copy */
+  uint64_t first, units;   /* its slice of the run's units */
+  uint64_t total;          /* the run's units */
+  /* Items it keeps past its slice (0 where it is alone): before, after. */
+  uint64_t halo[2];
+} ck__engine_member;
+
+/* What a member offers the exchange, from its last post. Pointers stay
+ * valid until its next phase. */
+typedef struct ck__engine_offer {
+  double value;   /* its best (the kind's `best`) */
+  uint64_t index; /* where in its slice (0 .. units - 1) */
+  const void *item;
+  /* Its own end items: its last min(halo[BEFORE], units) units, in order
+   * (they go forward), and its first min(halo[AFTER], units) ones. */
+  const void *ends[2];
+  const double *sums; /* kind.sum_count of them */
+} ck__engine_offer;
+
+/* What the members agreed after their set-up (count 0) or a round. */
+typedef struct ck__engine_round {
+  uint64_t first, count; /* the steps made */
+  double best;           /* the best, as the kind's rule agrees it */
+  uint64_t best_index;   /* index over the run, and the member holding */
+  size_t holder;         /* it, of the round that found it */
+  const void *best_item;
+  int best_changed; /* the round found a better best, or (of each
+                       round) any */
+  const double *sums;
+} ck__engine_round;
+
+/*
+ * The workload's table: what a member is and does, and the sizes of what
+ * crosses. Phases marked (member) run on the member's thread, at once
+ * with the other members: they touch their own member alone and call no
+ * exchange. The others run on the calling thread, between phases. self
+ * is the workload's, as given to ck__engine_create.
+ */
+typedef struct ck__engine_kind {
+  const char *unit_name;     /* "particles": in messages and the report */
+  uint64_t granule;          /* slices hold multiples of it (but the last) */
+  size_t item_bytes;         /* a unit's item: the best's, and a halo's */
+  uint64_t halo[2];          /* items a member keeps before and after */
+  ck__engine_best_rule best; /* what the members agree on as their best */
+  size_t sum_count;          /* doubles summed over the members each round */
+  /* (member) Optional: units a second on a trial member of an equal
+   * share, whose time is not the run's; NULL: dealt equally. */
+  ck_status (*probe)(void *self, const ck__engine_member *trial,
+                     double *per_second);
+  /* (member) Its buffers, once its slice is known; *queue: its queue,
+   * whose kernel time is the member's (NULL: none). Checked before any
+   * set_up, so that a member too large for its device ends the run at
+   * once. */
+  ck_status (*allocate)(void *self, const ck__engine_member *member,
+                        ck_queue **queue);
+  /* (member) Its kernels and initial state. */
+  ck_status (*set_up)(void *self, size_t i);
+  /* (member) count steps from step `first`, what it last took first. */
+  ck_status (*step)(void *self, size_t i, uint64_t first, uint64_t count);
+  /* (member) Reads what it offers into host memory (ck__engine_offer);
+   * with offer, required where anything crosses. */
+  ck_status (*post)(void *self, size_t i);
+  /* Its offer, from its last post. */
+  void (*offer)(void *self, size_t i, ck__engine_offer *offer);
+  /* Optional: its halo, halo[BEFORE] items then halo[AFTER] items, for
+   * its next step. */
+  void (*take_halo)(void *self, size_t i, const void *items);
+  /* Optional: the steps of the next round of several members from
+   * `first` (1 to count); NULL: 1. */
+  uint64_t (*round)(void *self, uint64_t first, uint64_t count);
+  /* Optional: what else crosses after a round (gathers, routes, device
+   * to device), through ck__engine_run's exchange. Collective. */
+  ck_status (*cross)(void *self, ck__engine *engine, uint64_t first,
+                     uint64_t count);
+  /* Optional: the agreement after a round of several members. */
+  ck_status (*reduced)(void *self, const ck__engine_round *round);
+  /* Frees member i, made or not (after any phase, or none). */
+  void (*teardown)(void *self, size_t i);
+} ck__engine_kind;
+
+/*
+ * Makes a run's members over spread's devices (and its communicator's
+ * processes): `total` units dealt by the spread's shares, else by the
+ * members' probe, then each member allocated and set up. The kind and
+ * the spread are copied; self is the workload's and outlives the engine.
+ * Collective. Errors: ck__spread_begin's and ck__spread_deal's, a
+ * member's, or CK_ERROR_OUT_OF_MEMORY; the members made are torn down.
+ */
+ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
+                            const ck_spread *spread, uint64_t total,
+                            ck__engine **made);
+
+/* count steps from step `first`, in rounds (see above). Collective. */
+ck_status ck__engine_step(ck__engine *engine, uint64_t first, uint64_t count);
+
+/* A phase of the workload's own on every local member (ck__spread_each;
+ * a member alone runs on the calling thread). Collective. */
+ck_status ck__engine_each(ck__engine *engine,
+                          ck_status (*fn)(void *context, size_t i),
+                          void *context);
+
+/* A failure of the calling thread (CK_OK: none), agreed over every
+ * process, so that none waits on one that stopped. Collective. */
+ck_status ck__engine_agree(ck__engine *engine, ck_status status);
+
+/*
+ * ck__loop_run for the run. Several members read where their processes
+ * agree, and the time rule is their agreed clock (ck__spread_clock_*),
+ * read after the driver's read; a member alone keeps the loop's own.
+ * Collective.
+ */
+ck_status ck__engine_loop(ck__engine *engine, const ck__loop_rules *rules,
+                          const ck__loop_driver *driver,
+                          ck__loop_outcome *outcome);
+
+/* The agreed best (the kind's rule), its index over the run and its
+ * item (item_bytes; the engine's, valid until the next call). A member
+ * alone posts first; several agreed after their last round. Collective. */
+ck_status ck__engine_best(ck__engine *engine, double *value, uint64_t *index,
+                          const void **item);
+
+/* Every member's slice, device and times, into result. Collective. */
+ck_status ck__engine_report(ck__engine *engine, ck_result *result);
+
+/* The kernel seconds of this process's members' queues, summed. */
+double ck__engine_kernel_seconds(ck__engine *engine);
+
+/* This process's rank (0 alone), members here, and in the run. */
+int ck__engine_rank(const ck__engine *engine);
+size_t ck__engine_local(const ck__engine *engine);
+size_t ck__engine_members(const ck__engine *engine);
+
+/* The run underneath, for a kind's cross: its exchange and its slices. */
+ck__spread_run *ck__engine_run(ck__engine *engine);
+
+/* Member m's slice (m over every process). */
+void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,
+                      uint64_t *units);
+
+/* Tears the members down and frees the engine (NULL: nothing); not
+ * collective. */
+void ck__engine_destroy(ck__engine *engine);
+
+#endif /* CK_FRAMEWORK_ENGINE_H */
