@@ -121,6 +121,14 @@ static void check_ref(const ck_device *ref) {
   CHECK(peak.values[CK_PEAK_READ].size == 1u << 20);
   CHECK(peak.values[CK_PEAK_COPY].size == 2u << 20);
   check_round_trip(ref, &peak);
+  /* With the cache off, nothing is kept, and the measurement says so. */
+  size_t removed = 0;
+  CHECK_OK(ck_cache_clear(&removed));
+  setenv("CLKIT_CACHE", "off", 1);
+  CHECK_OK(ck_peak_measure(ref, &options, &peak));
+  unsetenv("CLKIT_CACHE");
+  CHECK(!peak.stored);
+  CHECK(ck_peak_load(ref, &before) == CK_ERROR_NOT_FOUND);
 }
 
 static void check_opencl(const ck_device *device) {

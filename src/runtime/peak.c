@@ -1062,7 +1062,9 @@ ck_status ck_peak_measure(const ck_device *device,
     goto fail;
   fail_rest(peak, options->metrics);
   peak->duration_s = ck__seconds() - started;
-  if (options->store && options->metrics == CK_PEAK_ALL_METRICS)
+  /* A cache turned off takes the store quietly, and keeps nothing. */
+  if (options->store && options->metrics == CK_PEAK_ALL_METRICS &&
+      ck__cache_setting() != CK__CACHE_OFF)
     peak->stored =
         ck__peak_store_version(device, CK_VERSION_STRING, peak) == CK_OK;
   ck__error_restore(&saved);
