@@ -622,16 +622,17 @@ static void measure_latency(device_run *run, ck_program *program) {
   ck_kernel_args args;
   double seconds = 0;
   unsigned runs = 0;
-  if (ck_kernel_create(program, "ck_peak_launch", &kernel) != CK_OK ||
-      (ck_kernel_args_begin(kernel, &args),
-       ck_kernel_args_buffer(&args, run->out),
-       ck_kernel_args_end(&args) != CK_OK)) {
-    note_failure(value, -1);
-    ck_kernel_destroy(kernel);
-    return;
+  ck_status status = ck_kernel_create(program, "ck_peak_launch", &kernel);
+  if (status == CK_OK) {
+    ck_kernel_args_begin(kernel, &args);
+    ck_kernel_args_buffer(&args, run->out);
+    status = ck_kernel_args_end(&args);
   }
+  /* One work-item, timed by the host: what the caller waits. */
   launch l = {run->queue, kernel, 1, NULL, 1};
-  if (time_runs(&run->timing, run_launch, &l, &seconds, &runs) != CK_OK)
+  if (status == CK_OK)
+    status = time_runs(&run->timing, run_launch, &l, &seconds, &runs);
+  if (status != CK_OK)
     note_failure(value, -1);
   else
     note(value, -1, 1e6 * seconds, 1, runs, seconds);
@@ -664,6 +665,12 @@ static void measure_transfers(device_run *run) {
       CK_PEAK_HOST_TO_DEVICE_PINNED, CK_PEAK_DEVICE_TO_HOST_PINNED};
   void *memory[2] = {NULL, NULL}; /* pageable, page-locked */
   char why[2][200] = {"", ""};    /* why one could not be had */
+  int any = 0;
+  for (size_t k = 0; k < 4; ++k)
+    any |= asked(run, kinds[k]);
+  if (!any)
+    return;
+  /* Last of the measures: the transfers overwrite the input's ones. */
   memory[0] = malloc(run->bytes);
   if (!memory[0])
     snprintf(why[0], sizeof why[0], "out of host memory for %zu bytes",
