@@ -1008,8 +1008,9 @@ def epyc_peak():
 `bench/peak_vs_clpeak.py`: clpeak and `clkit peak --refresh` in turn on
 PoCL, seven times each, and the median of each measure. The cores were
 shared with other work, whose load moved the figures by up to three
-times from one quarter of an hour to the next. Two earlier runs of five
-under more load gave read ratios of 0.95 and 1.16. clpeak's
+times from one quarter of an hour to the next. Three other runs of five
+gave read ratios of 0.95 and 1.16 under more load, and 0.82 on idle
+cores, where clkit's own runs ranged from 42 to 56 GB/s. clpeak's
 multiply-adds each wait on the one before, which PoCL does not hide
 ([docs/peak.md](../docs/peak.md#against-clpeak)).
 
