@@ -4012,6 +4012,50 @@ static void check_stale_temporary_removed(void) {
   remove_tree(directory);
 }
 
+/* clkit peak (and devices --peak): usage errors exit 2; ref's peaks as
+ * JSON, measured once and then read from the cache; what does not apply
+ * to ref is shown as such, never as 0; cache info counts them. */
+static void check_peak(void) {
+  const char *const bad[][4] = {
+      {"peak", "--bogus", NULL},       {"peak", "extra", NULL},
+      {"peak", "--device", NULL},      {"peak", "--device", "", NULL},
+      {"peak", "--peak", NULL},        {"peak", "--device", "no-such", NULL},
+      {"devices", "--peak", "x", NULL}};
+  const char *const named[] = {"--bogus", "extra",   "--device", "--device",
+                               "--peak",  "no-such", "'x'"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k)
+    expect_refusal(bad[k], 2, named[k]);
+
+  const char *const json[] = {"peak", "--device", "ref", "--json", NULL};
+  for (int again = 0; again < 2; ++again) {
+    run_output r = run_clkit(json);
+    EXPECT_EXIT(r, 0, json);
+    CHECK_MSG(json_is_object(r.out), "not one JSON object:\n%s", r.out);
+    EXPECT_HAS(r.out, "\"devices\":[{\"id\":\"ref\"", json);
+    EXPECT_HAS(r.out, again ? "\"cached\":true" : "\"cached\":false", json);
+    EXPECT_HAS(r.out, "\"read\":{\"value\":", json);
+    EXPECT_HAS(r.out, "\"unit\":\"GFLOP/s\",\"state\":\"measured\"", json);
+    EXPECT_HAS(r.out,
+               "\"launch\":{\"value\":null,\"unit\":\"us\",\"state\":"
+               "\"not_applicable\",\"reason\":\"ref runs no kernels",
+               json);
+    EXPECT_HAS(r.out, "\"default\":", json);
+    CHECK_MSG(!has(r.out, "\"read\":{\"value\":null"), "%s", r.out);
+    release(&r);
+  }
+  const char *const alias[] = {"devices", "--peak", "--device", "ref", NULL};
+  run_output r = run_clkit(alias);
+  EXPECT_EXIT(r, 0, alias);
+  EXPECT_HAS(r.out, "GFLOP/s", alias);
+  EXPECT_HAS(r.out, "n/a", alias);
+  EXPECT_HAS(r.out, "launch: not applicable: ref runs no kernels", alias);
+  EXPECT_HAS(r.out, "kept since", alias);
+  CHECK_MSG(!has(r.out, " 0.00 "), "a value shown as 0:\n%s", r.out);
+  release(&r);
+  const char *const info[] = {"cache", "info", NULL};
+  expect_output(NULL, info, 0, 0, "(1 of them devices' peaks)");
+}
+
 int main(int argc, char **argv) {
   if (argc < 2)
     CHECK_SKIP("usage: test_cli PATH-TO-CLKIT");
@@ -4060,6 +4104,7 @@ int main(int argc, char **argv) {
   check_interrupt();
   check_kernels();
   check_cache();
+  check_peak();
   check_cache_refused();
   check_stale_temporary_removed();
   check_no_platform();

@@ -31,6 +31,9 @@ static const struct {
   const char *name, *defines;
 } programs[] = {
     {"selfcheck", "-DCK_SELFCHECK_GROUP=256"},
+    /* clkit peak's kernels: scalars, and CUDA's widest vectors. */
+    {"peak", "-DCK_PEAK_WIDTH=1 -DCK_PEAK_ITERATIONS=4096"},
+    {"peak", "-DCK_PEAK_WIDTH=4 -DCK_PEAK_ITERATIONS=4096"},
     {"pso", "-DCK_OBJECTIVE=1 -DCK_BOUNDS=0 -DCK_PSO_RING=0 -DCK_GROUP=256 "
             "-DCK_DIM=30 -DCK_USER_DATA=0 -DCK_REAL_DOUBLE=0"},
     {"pso", "-DCK_OBJECTIVE=10 -DCK_BOUNDS=1 -DCK_PSO_RING=1 -DCK_GROUP=256 "

@@ -47,6 +47,10 @@ int cli_gen(int argc, char **argv);
 /* clkit tsp: TSPLIB instances and tours (argv[0] is "tsp"). */
 int cli_tsp(int argc, char **argv);
 
+/* clkit peak, and clkit devices --peak (argv[0] is "peak" or "devices"):
+ * each device's measured peaks (cli_peak.c). */
+int cli_peak(int argc, char **argv);
+
 /* ---- the status line (cli_status.c) ---- */
 
 /* Standard error's descriptor for the command's own output: a copy of 2
@@ -96,6 +100,8 @@ void cli_print_device_json(FILE *out, const ck_device *device);
 /* The device list, as a table or JSON; a table's notes on why a backend
  * lists no device (no OpenCL platform, no CUDA) go to stderr. */
 void cli_print_devices(FILE *out, const ck_device_set *set, int json);
+/* text as a JSON string, quoted and escaped. */
+void cli_json_string(FILE *out, const char *text);
 void cli_print_result(FILE *out, const ck_result *result);
 /* Whether a device's row is skipped rather than failed: with every
  * device selected (every_device), a device that does not offer what the

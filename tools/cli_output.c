@@ -17,6 +17,10 @@ static void json_string(FILE *out, const char *text) {
   fputc('"', out);
 }
 
+void cli_json_string(FILE *out, const char *text) {
+  json_string(out, text);
+}
+
 void cli_human_bytes(char *text, size_t capacity, unsigned long long bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = (double)bytes;

@@ -147,6 +147,8 @@ static void print_main_help(FILE *out) {
       "\n"
       "Commands:\n"
       "  devices              list devices (ref, ocl:P.D, cuda:N)\n"
+      "  peak                 measure each device's bandwidth, flops and "
+      "latency\n"
       "  run <workload>       run a workload on the selected device(s)\n"
       "  compare <workload>   run one configuration on several devices\n"
       "  bench                measure each workload on the selected "
@@ -165,8 +167,9 @@ static void print_main_help(FILE *out) {
       "cuda:0), ocl:P for a whole platform, opencl or cuda for every device\n"
       "of that API, gpu, cpu, accelerator, all, or a case-insensitive part of\n"
       "a vendor, platform or device name; several separated by commas. The\n"
-      "default is CLKIT_DEVICE's, else the fastest device, for run and demo;\n"
-      "every device for compare, bench and devices --probe.\n"
+      "default is CLKIT_DEVICE's, else the fastest device (by the peaks that\n"
+      "clkit peak measured, where it did), for run and demo; every device for\n"
+      "compare, bench, peak and devices --probe.\n"
       "\n"
       "Workloads:\n");
   print_workloads(out);
@@ -504,6 +507,9 @@ static int every_device_selected(const char *selector) {
 }
 
 static int command_devices(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; ++i)
+    if (strcmp(argv[i], "--peak") == 0)
+      return cli_peak(argc, argv);
   int json = 0, probe = 0;
   const char *selector = NULL;
   static const struct option options[] = {
@@ -531,6 +537,7 @@ static int command_devices(int argc, char **argv) {
              "  --json      print the list as JSON\n"
              "  --probe     build and run the self-check on each device:\n"
              "              cold and warm build times, agreement with ref\n"
+             "  --peak      each device's measured peaks (clkit peak)\n"
              "  -d, --device SEL\n"
              "              probe only these devices (default: all)\n");
       return EXIT_OK;
@@ -1594,7 +1601,7 @@ static int command_cache(int argc, char **argv) {
   if (help) {
     printf("usage: clkit cache [info|clear]\n"
            "  info    where the kernel binary cache is, and its size\n"
-           "  clear   delete every entry\n"
+           "  clear   delete every entry, measured peaks included\n"
            "Location: $CLKIT_CACHE_DIR, else $XDG_CACHE_HOME/clkit, else\n"
            "~/.cache/clkit. CLKIT_CACHE=0 (or off, no, false) disables\n"
            "the cache. PoCL keeps its own cache of builds, so builds for\n"
@@ -1630,12 +1637,13 @@ static int command_cache(int argc, char **argv) {
       printf("directory  %s\n", stats.directory);
     else
       printf("directory  none (%s)\n", where);
-    printf("enabled    %s\nentries    %zu\nbytes      %llu\n",
+    printf("enabled    %s\nentries    %zu (%zu of them devices' peaks)\n"
+           "bytes      %llu\n",
            !located         ? "no (no directory)"
            : !stats.enabled ? "no (CLKIT_CACHE is off)"
            : refused        ? "no (the directory is refused)"
                             : "yes",
-           stats.entries, stats.bytes);
+           stats.entries, stats.peaks, stats.bytes);
     if (located && stats.enabled && !refused)
       printf("pocl       %s\n",
              stats.pocl_builds
@@ -1659,8 +1667,8 @@ static int command_cache(int argc, char **argv) {
 /* "unknown command 'NAME'", and the command it most likely meant. */
 static int unknown_command(const char *name) {
   static const char *const commands[] = {
-      "devices", "run", "compare", "bench",   "kernels", "cache",
-      "gen",     "tsp", "demo",    "version", "help"};
+      "devices", "run",  "compare", "bench",   "peak", "kernels",
+      "cache",   "gen",  "tsp",     "demo",    "version", "help"};
   const char *nearest = NULL;
   ck_param_suggest(name, commands, sizeof commands / sizeof *commands,
                    &nearest);
@@ -1705,6 +1713,8 @@ static int dispatch(int argc, char **argv) {
           return cli_gen(2, help_argv);
         if (strcmp(name, "tsp") == 0)
           return cli_tsp(2, help_argv);
+        if (strcmp(name, "peak") == 0)
+          return cli_peak(2, help_argv);
         if (strcmp(name, "version") == 0) {
           fputs(version_help, stdout);
           return EXIT_OK;
@@ -1745,6 +1755,8 @@ static int dispatch(int argc, char **argv) {
     return cli_gen(sub_argc, sub_argv);
   if (strcmp(command, "tsp") == 0)
     return cli_tsp(sub_argc, sub_argv);
+  if (strcmp(command, "peak") == 0)
+    return cli_peak(sub_argc, sub_argv);
   unknown_command(command);
   print_main_help(stderr);
   return EXIT_USAGE;

@@ -1,5 +1,6 @@
 /*
- * clkit/cache.h - the on-disk cache of built kernel binaries.
+ * clkit/cache.h - the on-disk cache of built kernel binaries, which also
+ * keeps the peaks measured of each device (clkit/peak.h).
  *
  * Programs built for an OpenCL device are stored under a key that hashes
  * the assembled source, the build options, the platform name and version,
@@ -41,7 +42,9 @@ typedef struct ck_cache_stats {
   int enabled;              /* 0 when CLKIT_CACHE=0 (or off, no, false) */
   int pocl_builds;          /* 1 when CLKIT_CACHE=1 stores PoCL's builds
                                too (0: they are left to PoCL's cache) */
-  size_t entries;           /* number of entries */
+  size_t entries;           /* number of entries, peaks included */
+  size_t peaks;             /* of which devices' measured peaks
+                               (clkit/peak.h) */
   unsigned long long bytes; /* their total size */
 } ck_cache_stats;
 
@@ -59,7 +62,8 @@ typedef struct ck_cache_stats {
 ck_status ck_cache_query(ck_cache_stats *stats);
 
 /*
- * ck_cache_clear - delete every cache entry (and stale temporary files).
+ * ck_cache_clear - delete every cache entry, peaks included (and stale
+ * temporary files).
  * An entry that is a link is deleted, not what it points to.
  * Takes: removed, optional, set to the number of files deleted.
  * Returns: CK_OK; CK_ERROR_CACHE if the directory is refused (as for

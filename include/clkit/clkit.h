@@ -1,7 +1,8 @@
 /*
  * clkit/clkit.h - the whole public API of clkit, a portable compute
- * toolkit: devices, one queue abstraction over OpenCL (and the host
- * reference), runtime kernel builds with a binary cache, and workloads.
+ * toolkit: devices and their measured peaks, one queue abstraction over
+ * OpenCL (and the host reference), runtime kernel builds with a binary
+ * cache, and workloads.
  *
  * Conventions: public names begin with ck_; every function returns a
  * ck_status and never prints, exits or aborts; the message of the last
@@ -28,6 +29,7 @@
 #include "clkit/lsq.h"
 #include "clkit/nn.h"
 #include "clkit/objectives.h"
+#include "clkit/peak.h"
 #include "clkit/pso.h"
 #include "clkit/queue.h"
 #include "clkit/session.h"

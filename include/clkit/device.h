@@ -105,7 +105,7 @@ ck_status ck_device_set_free(ck_device_set *set);
  * ("ref", "ocl:0.1", "cuda:0"), a kind ("gpu", "cpu", "accelerator"), a
  * backend ("cuda", "opencl"), "all", or a case-insensitive substring of
  * vendor, platform or device name. NULL, "" or "default"
- * picks the fastest device (see ck_device_rank()). "ocl:P" names every
+ * picks the fastest device (ck_device_choose_default()). "ocl:P" names every
  * device of platform P; "all" names every device, ref included; "ref" is
  * matched by its id only, never by a substring. Matches are returned in
  * term order, each device once, but that an id given again adds its
@@ -122,9 +122,28 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
                            size_t *indices, size_t capacity, size_t *count);
 
 /*
- * ck_device_rank - the score by which the default device is chosen:
- * GPU over accelerator over CPU over ref; ties by compute units times
- * clock in MHz. Takes: device and score (set).
+ * ck_device_choose_default - the device that a selector of "default"
+ * (or none) picks: the fastest by measured peaks (clkit/peak.h) where the
+ * cache keeps peaks of every device in set but ref, ranked by the
+ * geometric mean of FP32 GFLOP/s and read GB/s; else by kind and size
+ * (ck_device_rank()), where a kind with a device that reports no clock
+ * compares compute units alone. ref comes last unless alone; a GPU listed
+ * through CUDA and OpenCL counts once, as its CUDA device; among equals
+ * the first listed wins. Nothing is measured: this only reads the cache.
+ * Takes: set; index (set to the chosen device's); measured (optional,
+ * set to 1 when peaks chose it).
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL set or index, or
+ * an empty set.
+ */
+ck_status ck_device_choose_default(const ck_device_set *set, size_t *index,
+                                   int *measured);
+
+/*
+ * ck_device_rank - a device's score by kind and size, by which the
+ * default is chosen where nothing is measured: GPU over accelerator over
+ * CPU over other over ref; then compute units times clock in MHz, or
+ * units alone for a device that reports no clock (0 MHz); then CUDA over
+ * OpenCL. Takes: device and score (set).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
  */
 ck_status ck_device_rank(const ck_device *device, double *score);

@@ -1,7 +1,9 @@
 /*
  * The on-disk cache of built kernel binaries.
  *
- * Each entry is one file, "<64 hex digits of the key>.ckbin", laid out as
+ * Each entry is one file, "<64 hex digits of the key>.ckbin" for a built
+ * program or ".ckpeak" for a device's measured peaks (runtime/peak.c),
+ * laid out as
  *
  *   offset  size  field
  *        0     8  magic "CKCACHE1"
@@ -66,7 +68,9 @@
 #define CK__CACHE_STALE_SECONDS (60 * 60)
 
 static const char cache_magic[8] = {'C', 'K', 'C', 'A', 'C', 'H', 'E', '1'};
-static const char entry_suffix[] = ".ckbin";
+/* The file name suffix of each kind of entry (ck__cache_kind). */
+static const char *const entry_suffixes[] = {".ckbin", ".ckpeak"};
+enum { ENTRY_KINDS = sizeof entry_suffixes / sizeof entry_suffixes[0] };
 static const char temp_infix[] = ".tmp.";
 
 typedef enum location { LOCATED, NOWHERE, RELATIVE } location;
@@ -174,11 +178,15 @@ static int is_hex_prefix(const char *name) {
   return 1;
 }
 
-/* "<64 hex>.ckbin": only files of this exact shape are counted as ours. */
+/* "<64 hex>.ckbin" or "<64 hex>.ckpeak": only files of this exact shape
+ * are counted as ours. Returns 1 + their ck__cache_kind, or 0. */
 static int is_entry_name(const char *name) {
-  return strlen(name) == CK__CACHE_KEY_HEX + sizeof entry_suffix - 1 &&
-         is_hex_prefix(name) &&
-         strcmp(name + CK__CACHE_KEY_HEX, entry_suffix) == 0;
+  if (strlen(name) <= CK__CACHE_KEY_HEX || !is_hex_prefix(name))
+    return 0;
+  for (int kind = 0; kind < ENTRY_KINDS; ++kind)
+    if (strcmp(name + CK__CACHE_KEY_HEX, entry_suffixes[kind]) == 0)
+      return 1 + kind;
+  return 0;
 }
 
 /* ".<64 hex>.tmp.XXXXXX", as made by ck__cache_store. */
@@ -190,12 +198,12 @@ static int is_temp_name(const char *name) {
                 sizeof temp_infix - 1) == 0;
 }
 
-/* The file name of key's entry, inside the cache directory. */
-static void entry_name(const uint8_t key[32],
+/* The file name of key's entry of a kind, inside the cache directory. */
+static void entry_name(ck__cache_kind kind, const uint8_t key[32],
                        char name[CK__CACHE_NAME_CAPACITY]) {
   char hex[2 * 32 + 1];
   ck__hex(key, 32, hex);
-  snprintf(name, CK__CACHE_NAME_CAPACITY, "%s%s", hex, entry_suffix);
+  snprintf(name, CK__CACHE_NAME_CAPACITY, "%s%s", hex, entry_suffixes[kind]);
 }
 
 /* 1 when only this user can change the file: its owner, not writable by
@@ -333,8 +341,8 @@ static void discard_entry(int directory, const char *name, int fd) {
     unlinkat(directory, name, 0);
 }
 
-ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
-                         char **kernels) {
+ck_status ck__cache_load_kind(ck__cache_kind kind, const uint8_t key[32],
+                              void **payload, size_t *size, char **kernels) {
   ck_status status = CK_OK;
   char directory[CK__CACHE_PATH_CAPACITY];
   char name[CK__CACHE_NAME_CAPACITY];
@@ -354,9 +362,10 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
     goto fail;                                                                 \
   } while (0)
 
-  if (!key || !payload || !size)
+  if (!key || !payload || !size || (unsigned)kind >= ENTRY_KINDS)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__cache_load: key, payload and size are required");
+                    "ck__cache_load: key, payload, size and a kind are "
+                    "required");
   *payload = NULL;
   *size = 0;
   if (kernels)
@@ -364,7 +373,7 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
   if ((dir = lookup_directory(directory, sizeof directory)) < 0)
     return CK_ERROR_NOT_FOUND;
 
-  entry_name(key, name);
+  entry_name(kind, key, name);
   /* O_NONBLOCK: a FIFO in an entry's place must not stall the open. A
    * link is a miss (ELOOP), as is anything but a regular file of the
    * user's: it is not read, and the rebuilt entry is renamed over it. */
@@ -450,6 +459,11 @@ fail:
 
 #undef CORRUPT
 
+ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
+                         char **kernels) {
+  return ck__cache_load_kind(CK__CACHE_BINARY, key, payload, size, kernels);
+}
+
 /*
  * Deletes the temporaries of writers that died before their rename. Each
  * is checked by its age, not its key: a build whose writer was killed may
@@ -477,8 +491,9 @@ static void discard_stale_temporaries(int dir) {
   closedir(directory);
 }
 
-ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
-                          const void *payload, size_t size) {
+ck_status ck__cache_store_kind(ck__cache_kind kind, const uint8_t key[32],
+                               const char *kernels, const void *payload,
+                               size_t size) {
   ck_status status = CK_OK;
   char directory[CK__CACHE_PATH_CAPACITY];
   char name[CK__CACHE_NAME_CAPACITY];
@@ -491,9 +506,9 @@ ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
   int have_temp = 0;
   int closed;
 
-  if (!key || (!payload && size > 0))
+  if (!key || (!payload && size > 0) || (unsigned)kind >= ENTRY_KINDS)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__cache_store: key and payload are required");
+                    "ck__cache_store: key, payload and a kind are required");
   if (names_size > CK__CACHE_KERNELS_LIMIT)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck__cache_store: %zu bytes of kernel names exceed %u",
@@ -541,7 +556,7 @@ ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
             directory, temp, strerror(errno));
   /* rename replaces whatever has the name (a planted file, a link, a
    * FIFO) and never follows it. */
-  entry_name(key, name);
+  entry_name(kind, key, name);
   if (renameat(dir, temp, dir, name) != 0)
     CK_FAIL(CK_ERROR_CACHE, "cannot rename %s/%s to %s: %s", directory, temp,
             name, strerror(errno));
@@ -558,6 +573,11 @@ fail:
   return status;
 }
 
+ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
+                          const void *payload, size_t size) {
+  return ck__cache_store_kind(CK__CACHE_BINARY, key, kernels, payload, size);
+}
+
 ck_status ck__cache_remove(const uint8_t key[32]) {
   ck_status status = CK_OK;
   char directory[CK__CACHE_PATH_CAPACITY];
@@ -568,7 +588,7 @@ ck_status ck__cache_remove(const uint8_t key[32]) {
   /* Nothing is ever read from a cache that cannot be used. */
   if ((dir = lookup_directory(directory, sizeof directory)) < 0)
     return CK_OK;
-  entry_name(key, name);
+  entry_name(CK__CACHE_BINARY, key, name);
   /* unlinkat removes a link itself, never what it points to. */
   if (unlinkat(dir, name, 0) != 0 && errno != ENOENT)
     status =
@@ -637,7 +657,8 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
   }
   while (directory && (errno = 0, item = readdir(directory)) != NULL) {
     struct stat info;
-    if (!is_entry_name(item->d_name))
+    int kind = is_entry_name(item->d_name);
+    if (!kind)
       continue;
     /* An entry deleted since readdir saw it is simply not counted, nor is
      * anything but a regular file (links are not followed). */
@@ -646,6 +667,7 @@ ck_status ck_cache_query(ck_cache_stats *stats) {
         !S_ISREG(info.st_mode))
       continue;
     stats->entries += 1;
+    stats->peaks += kind - 1 == CK__CACHE_PEAKS;
     stats->bytes += (unsigned long long)info.st_size;
   }
   if (directory && errno != 0)

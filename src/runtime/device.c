@@ -1,7 +1,7 @@
 /*
  * device.c - the device list (ref, then each backend's devices, as the
- * backend enumerates them), the default-device ranking, selector
- * resolution, and the memory check of a run.
+ * backend enumerates them), the default device (by measured peaks, else
+ * by kind and size), selector resolution, and the memory check of a run.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -151,17 +151,88 @@ ck_status ck_device_set_free(ck_device_set *set) {
   return CK_OK;
 }
 
-ck_status ck_device_rank(const ck_device *device, double *score) {
+/* The score by kind and size: compute units times clock (MHz) where
+ * with_clock, else units alone. */
+static double kind_score(const ck_device *device, int with_clock) {
   static const double kind_weight[] = {0, 2, 4, 3, 1};
-  CK__REQUIRE(device);
-  CK__REQUIRE(score);
   double weight = (unsigned)device->kind < 5 ? kind_weight[device->kind] : 0;
-  double clock = device->clock_mhz ? device->clock_mhz : 1;
+  double units = (double)device->compute_units;
+  double size = with_clock ? units * (double)device->clock_mhz : units;
   /* The kind dominates: units times clock stays far below 1e12. A GPU
    * seen through both CUDA and OpenCL ranks first as CUDA, its native
    * backend. */
-  *score = weight * 1e12 + (double)device->compute_units * clock +
-           (device->backend == CK_BACKEND_CUDA ? 0.5 : 0);
+  return weight * 1e12 + size + (device->backend == CK_BACKEND_CUDA ? 0.5 : 0);
+}
+
+ck_status ck_device_rank(const ck_device *device, double *score) {
+  CK__REQUIRE(device);
+  CK__REQUIRE(score);
+  *score = kind_score(device, device->clock_mhz != 0);
+  return CK_OK;
+}
+
+/* 1 when every device of the kind in the set reports its clock: a kind
+ * where one does not compares units alone, rather than taking a missing
+ * clock as any number. */
+static int clocks_known(const ck_device_set *set, ck_device_kind kind) {
+  for (size_t i = 0; i < set->count; ++i)
+    if (set->devices[i].kind == kind && set->devices[i].clock_mhz == 0)
+      return 0;
+  return 1;
+}
+
+/* 1 for an OpenCL device that the set also lists through CUDA (a GPU of
+ * the same name): that GPU counts once, as its CUDA device. */
+static int cuda_twin(const ck_device_set *set, const ck_device *device) {
+  if (device->backend != CK_BACKEND_OPENCL)
+    return 0;
+  for (size_t i = 0; i < set->count; ++i)
+    if (set->devices[i].backend == CK_BACKEND_CUDA &&
+        strcmp(set->devices[i].name, device->name) == 0)
+      return 1;
+  return 0;
+}
+
+ck_status ck_device_choose_default(const ck_device_set *set, size_t *index,
+                                   int *measured) {
+  CK__REQUIRE(set);
+  CK__REQUIRE(index);
+  if (set->count == 0 || !set->devices)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_device_choose_default: set has no devices");
+  /* By measurement, where every device but ref has peaks in the cache:
+   * one measured and one not cannot be weighed against each other. */
+  size_t best = 0, candidates = 0;
+  double best_score = 0;
+  int every = 1;
+  for (size_t i = 0; i < set->count && every; ++i) {
+    const ck_device *device = &set->devices[i];
+    if (device->backend == CK_BACKEND_REF || cuda_twin(set, device))
+      continue;
+    double score = ck__peak_score(device);
+    every = score > 0;
+    ++candidates;
+    if (score > best_score) {
+      best_score = score;
+      best = i;
+    }
+  }
+  if (measured)
+    *measured = every && candidates > 0;
+  if (every && candidates > 0) {
+    *index = best;
+    return CK_OK;
+  }
+  best_score = -1;
+  for (size_t i = 0; i < set->count; ++i) {
+    const ck_device *device = &set->devices[i];
+    double score = kind_score(device, clocks_known(set, device->kind));
+    if (score > best_score) {
+      best_score = score;
+      best = i;
+    }
+  }
+  *index = best;
   return CK_OK;
 }
 
@@ -266,15 +337,7 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
       again |= strcasecmp(terms[u], term) == 0;
     if (*term == '\0' || strcasecmp(term, "default") == 0) {
       size_t best = 0;
-      double best_score = -1;
-      for (size_t i = 0; i < set->count; ++i) {
-        double score = 0;
-        ck_device_rank(&set->devices[i], &score);
-        if (score > best_score) {
-          best_score = score;
-          best = i;
-        }
-      }
+      ck_device_choose_default(set, &best, NULL);
       int seen = 0;
       for (size_t k = 0; k < *count; ++k)
         seen |= indices[k] == best;

@@ -51,6 +51,21 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
  * neither listed nor noted (its status CK_OK). */
 ck_status ck__device_enumerate_for(const char *selector, ck_device_set *set);
 
+/* ---- Peaks (peak.c) ------------------------------------------------------ */
+
+/* The score of a device's cached peaks, by which measured devices are
+ * ranked (device.c): the geometric mean of its FP32 GFLOP/s and its read
+ * GB/s, so that neither unit outweighs the other. 0 where no peaks are
+ * kept or either failed. Records no error. */
+double ck__peak_score(const ck_device *device);
+/* ck_peak_load() and the store of ck_peak_measure() as a given clkit
+ * version keys them: tests check that another version misses, and put
+ * chosen peaks in a cache. */
+ck_status ck__peak_load_version(const ck_device *device, const char *version,
+                                ck_peak *peak);
+ck_status ck__peak_store_version(const ck_device *device, const char *version,
+                                 const ck_peak *peak);
+
 /* ---- Sessions (session.c) ----------------------------------------------- */
 
 /* A run on device begins: CK_OK where device belongs to no session, or
@@ -219,7 +234,20 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
  */
 ck_status ck__cache_store(const uint8_t key[32], const char *kernels,
                           const void *payload, size_t size);
-/* Deletes one entry (for a binary the device rejected). */
+/* The kinds of entry: a built program's binary, which the two calls above
+ * load and store, or a device's measured peaks (runtime/peak.c, whose
+ * entries hold no kernel names). Each kind has its own file names, so
+ * that ck_cache_query() counts them apart. */
+typedef enum ck__cache_kind {
+  CK__CACHE_BINARY,
+  CK__CACHE_PEAKS
+} ck__cache_kind;
+ck_status ck__cache_load_kind(ck__cache_kind kind, const uint8_t key[32],
+                              void **payload, size_t *size, char **kernels);
+ck_status ck__cache_store_kind(ck__cache_kind kind, const uint8_t key[32],
+                               const char *kernels, const void *payload,
+                               size_t size);
+/* Deletes one binary's entry (for a binary the device rejected). */
 ck_status ck__cache_remove(const uint8_t key[32]);
 /* 1 when every name of the ';'-separated list wanted is in present: a
  * cached binary must define the kernels stored with it. */
