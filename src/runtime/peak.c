@@ -103,13 +103,13 @@ static void host_name(char *name, size_t capacity) {
 
 /* The entry's key: what makes another measurement differ (the device, its
  * driver, the host, clkit's version and this layout), not the device's
- * id, which changes as devices come and go. */
+ * id, which changes as devices come and go, nor its global memory, which
+ * a CPU device derives from the host's free memory. */
 static void peak_key(const ck_device *device, const char *version,
                      uint8_t key[32]) {
-  char backend[16], units[32], memory[32], host[256], format[16];
+  char backend[16], units[32], host[256], format[16];
   snprintf(backend, sizeof backend, "%d", (int)device->backend);
   snprintf(units, sizeof units, "%u", device->compute_units);
-  snprintf(memory, sizeof memory, "%llu", device->global_memory);
   snprintf(format, sizeof format, "%d", FORMAT);
   host_name(host, sizeof host);
   const char *parts[] = {"clkit peak",
@@ -121,7 +121,6 @@ static void peak_key(const ck_device *device, const char *version,
                          device->platform_version,
                          device->driver_version,
                          units,
-                         memory,
                          host,
                          version};
   ck__sha256_strings(parts, sizeof parts / sizeof parts[0], key);
