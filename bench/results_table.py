@@ -1025,6 +1025,108 @@ Each width, clkit / clpeak:
 {table(["measure", "1 lane", "2", "4", "8", "16"], widths)}"""
 
 
+# ---- bench and peaks on one H200 -------------------------------------------
+
+H200 = ("NVIDIA H200, driver 580.159.04, CUDA 13.0; PoCL 5.0 on the host's "
+        "16 Intel Xeon cores")
+H200_BENCH = "h200-2026-11-28-bench"
+
+
+def clpeak_best(text, heading):
+    """clpeak's best figure under a heading of its output."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if heading in line) + 1
+    values = []
+    for line in lines[start:]:
+        fields = line.split(":")
+        if len(fields) != 2 or not fields[0].strip().startswith(("float",
+                                                                 "double")):
+            break
+        values.append(float(fields[1]))
+    return max(values)
+
+
+def h200_bench():
+    report = json.loads(read(H200_BENCH, "bench.json"))
+    # A large run and bench's CUDA row of the same call, a workload.
+    large, beside = {}, {}
+    for line in read(H200_BENCH, "large.txt").splitlines():
+        fields = line.split()
+        if fields[0] == "large":
+            large[fields[1]] = float(fields[2])
+        elif fields[0] == "pso1M" and fields[1] == "new":
+            large.setdefault("pso", []).append(float(fields[2]))
+        elif fields[0] == "bench":
+            beside[fields[1]] = float(fields[2])
+    large["pso"] = sorted(large["pso"])[1]
+    rows = []
+    for row in report["bench"]:
+        percent = row.get("peak_percent")
+        shown = (f"{percent:.3g}% {row['peak_bound']}" if percent is not None
+                 else "-")
+        versus = "-"
+        if row["device"] == "cuda:0" and row["workload"] in large:
+            versus = f"{beside[row['workload']] / large[row['workload']]:.3f}"
+        rows.append([f"`{row['workload']}`", f"`{row['device']}`", row["size"],
+                     num(str(row["throughput"])), row["throughput_unit"],
+                     f"{num(str(row['throughput_min']))}–"
+                     f"{num(str(row['throughput_max']))}", shown,
+                     f"{row['vs_ref']:.3g}x", versus,
+                     "yes" if row["agrees"] else "NO"])
+    return f"""### Every workload on each device, at its own size
+
+`clkit bench` over ref, CUDA, NVIDIA's OpenCL (`ocl:1.0`) and PoCL
+(`ocl:0.0`): each device at the size that fills it, three runs a row, the
+median. The column "CUDA / large run" comes from an earlier call on
+another H200: bench's CUDA row there against a large run in the same
+call. The large runs are the PSO's median of three at 1M particles, 100
+dimensions and 100 iterations; the GA at 4096 islands of 256 for 2,000
+generations; the gas at 4M particles for 1,000 steps; the MLP
+784-1024-1024-10, batch 1024, over 10 epochs. The page
+[`{H200_BENCH}/report.html`](results/{H200_BENCH}/report.html) holds
+the charts ([a screenshot](results/{H200_BENCH}/report.png)).
+
+{source([(H200_BENCH, "bench.json"), (H200_BENCH, "large.txt")], H200,
+        "2026-11-28", f"`{report['command']}`; the large runs with `clkit "
+        "run` on `cuda:0`")}
+
+{table(["workload", "device", "size", "throughput", "unit", "range", "peak",
+        "x ref", "CUDA / large run", "agrees"], rows)}"""
+
+
+def h200_peak():
+    peaks = json.loads(read(H200_BENCH, "peak.json"))
+    clpeak = {"nvidia": read(H200_BENCH, "clpeak_nvidia.txt"),
+              "pocl": read(H200_BENCH, "clpeak_pocl.txt")}
+    rows = []
+    for device in peaks["devices"]:
+        if device["id"] == "ref":
+            continue
+        kind = "pocl" if device["id"] == "ocl:0.0" else "nvidia"
+        theirs = {"read": clpeak_best(clpeak[kind], "Global memory bandwidth"),
+                  "fp32": clpeak_best(clpeak[kind], "Single-precision"),
+                  "fp64": clpeak_best(clpeak[kind], "Double-precision")}
+        for measure in ("read", "fp32", "fp64"):
+            mine = device["metrics"][measure]["value"]
+            rows.append([f"`{device['id']}`", measure, num(str(mine)),
+                         num(str(theirs[measure])),
+                         f"{mine / theirs[measure]:.3f}"])
+    return f"""### clkit peak against clpeak
+
+`clkit peak` and clpeak on the same devices, one run each; clpeak's best
+width. CUDA's row is set against clpeak on NVIDIA's OpenCL, the same GPU.
+On the Xeon's cores clpeak's multiply-adds each wait on the one before
+([docs/peak.md](../docs/peak.md#against-clpeak)).
+
+{source([(H200_BENCH, "peak.json"), (H200_BENCH, "clpeak_nvidia.txt"),
+         (H200_BENCH, "clpeak_pocl.txt")], H200 + "; clpeak 1.1.2",
+        "2026-11-28", "`clkit peak --device cuda:0,ocl:1.0,ocl:0.0,ref "
+        "--json` and `clpeak -p P -d 0 --global-bandwidth --compute-sp "
+        "--compute-dp`")}
+
+{table(["device", "measure", "clkit", "clpeak", "clkit / clpeak"], rows)}"""
+
+
 # ---- spread runs ----------------------------------------------------------
 
 H200X4 = ("4 NVIDIA H200 joined by NVLink (NV18, all pairs), driver "
@@ -1495,6 +1597,7 @@ SECTIONS = [
                                  h100x2_gas_balance, h100x2_verlet_parts,
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
+    ("NVIDIA H200", [h200_bench, h200_peak]),
     ("4 NVIDIA H200", [h200x4_scaling]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
