@@ -432,27 +432,6 @@ lists.
 
 # ---- the PSO --------------------------------------------------------------
 
-def h100_gas_spread():
-    run = ("h100-2026-11-26-gas-spread", "gas_spread_one_gpu.csv")
-    rows = []
-    for line in read(*run).splitlines()[1:]:
-        mode, n, alone, member, ratio = line.split(",")
-        rows.append([f"{int(n) // 1000000}M", mode, num(alone),
-                     num(member), f"{100 * float(ratio):.0f}%"])
-    return f"""### A spread gas's member on one GPU
-
-Particle-steps per second of the gas at ρ = 0.7 (the default). It runs
-alone on one GPU, then as the one member of `--spread` there. The member
-exchanges with
-itself across the periodic edge, as every member does with its
-neighbours: the ratio is what a member costs before any second GPU.
-
-{source([run], H100, "2026-11-26",
-        "`bench/gas_spread_one_gpu.sh build/tools/clkit OUT cuda:0 500`")}
-
-{table(["N", "mode", "alone", "one member", "member / alone"], rows)}"""
-
-
 def h100_gas_alone():
     run = "h100-2026-11-27-gas-alone"
     rates = {}
@@ -1160,7 +1139,7 @@ def h200x4_scaling():
                 [f"{rates[(k, batch)] / (k * rates[(1, batch)]) * 100:.1f}%"
                  for k in (2, 4)]
                 for batch in (1024, 256)]
-    # The gas is measured on one GPU (h100_gas_spread): these rows were a
+    # The gas is measured on one GPU (h100_gas_peer): these rows were a
     # cut whose members did not step on their devices.
     body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
                         for workload, heading, lines in tables
@@ -1586,7 +1565,7 @@ the median of three runs after an untimed one.
 SECTIONS = [
     ("NVIDIA H100 80GB HBM3", [h100_backends, mlp_against_pytorch,
                                mlp_accuracy, h100_aco, h100_aco_quality,
-                               h100_gas, h100_gas_spread, h100_gas_alone,
+                               h100_gas, h100_gas_alone,
                                h100_gas_peer,
                                h100_one_member, h100_mlp_one_member,
                                h100_session,
