@@ -181,8 +181,8 @@ static ck_status open_outputs(ck__gas_loop *run, ck__gas_job *job,
   if (job->thermo && run->writes)
     CK_TRY_OUTPUT("thermo", ck__gas_thermo_open(job->thermo, &run->thermo));
   /* The samples grow as the run makes them, up to the history's limit,
-   * past which adjacent entries are paired into their means (block_average
-   * says why the averages and errors stand). */
+   * past which adjacent entries are paired into their means (gas_report.c's
+   * block_average says why the averages and errors stand). */
   static const size_t observables[CK__GAS_SAMPLES] = {1, 1, 1, 1};
   CK_TRY(ck__history_init(run->samples, CK__HISTORY_AVERAGE, CK__GAS_SAMPLES,
                           observables, "samples of the observables"));
