@@ -20,6 +20,8 @@
 #include "clkit/gas.h"
 #include "clkit/spread.h"
 #include "clkit/workload.h"
+#include "framework/framework.h"
+#include "gas/gas_io.h"
 #include "runtime/exchange.h"
 #include "runtime/runtime.h"
 
@@ -693,5 +695,92 @@ ck_status ck__gas_wrap_spread(ck__gas_spread *spread, const ck_gas_config *c,
                               uint64_t step, ck__gas_forms forms,
                               const double *positions, const double *velocities,
                               ck_gas **result);
+
+/* ---- the workload (gas_workload.c, gas_run.c, gas_report.c) -------------- */
+
+/* A run's settings: the system's, and the run's own steps, outputs and
+ * kernel forms, as the options give them (gas_workload.c). */
+typedef struct ck__gas_job {
+  ck_gas_config config; /* first: the options' fields are the job's */
+  uint64_t steps, equil, log_every, sample_every, rdf_every, traj_every,
+      checkpoint_every;
+  unsigned blocks, rdf_bins, png_size;
+  double rdf_range;
+  const char *rdf, *traj, *png, *checkpoint, *restart, *thermo, *plot;
+  ck__gas_forms forms;
+} ck__gas_job;
+/* The options into job, over the defaults, and checked against each
+ * other; options may be NULL (the seed is then 1). */
+ck_status ck__gas_job_parse(const ck_param *params, size_t count,
+                            const ck_run_options *options, ck__gas_job *job);
+/*
+ * The system's options as the run resolved them, so that the result says
+ * what ran: the checkpoint's settings and forms on a restart, an XYZ
+ * file's particles and box, the box --rho made, or the density --box
+ * made. c is the gas's own (ck_gas_describe). A restart or an XYZ file
+ * starts from no lattice, and a restart or a file's velocities leave --T
+ * unused.
+ */
+ck_status ck__gas_report_system(ck_result *result, const ck__gas_job *job,
+                                ck_gas *gas, const ck_gas_config *c);
+
+/* Samples of each averaged observable. */
+enum {
+  CK__GAS_SAMPLE_T,
+  CK__GAS_SAMPLE_POTENTIAL,
+  CK__GAS_SAMPLE_TOTAL,
+  CK__GAS_SAMPLE_PRESSURE,
+  CK__GAS_SAMPLES
+};
+
+/* The columns of a log step's row for --plot, as --thermo writes them. */
+enum {
+  CK__GAS_LOG_STEP,
+  CK__GAS_LOG_TIME,
+  CK__GAS_LOG_TEMPERATURE,
+  CK__GAS_LOG_KINETIC,
+  CK__GAS_LOG_POTENTIAL,
+  CK__GAS_LOG_TOTAL,
+  CK__GAS_LOG_PRESSURE,
+  CK__GAS_LOG_WIDTH
+};
+
+/* A run's loop over the gas (ck__loop_run): chunks of steps that end
+ * where something is due, and, after each, what is due at the step
+ * reached: a log line, a sample of the averages, the RDF, a trajectory
+ * frame, a checkpoint. */
+typedef struct ck__gas_loop {
+  ck_gas *gas;
+  const ck__gas_job *job;
+  const ck_run_options *options;
+  int writes; /* 0 on the ranks of a spread run but the first */
+  ck__gas_trajectory *trajectory; /* NULL without --traj */
+  ck__gas_thermo *thermo;         /* NULL without --thermo */
+  ck__history *samples;
+  ck__history *log_rows; /* the log steps' observables for --plot, or NULL */
+  uint64_t *rdf;         /* NULL without --rdf */
+  uint64_t rdf_samples;
+  uint64_t begin, production; /* the first step, and the first sampled */
+  uint64_t most, sampled;     /* samples: at most, and taken */
+  ck_gas_observables o, first, last;
+} ck__gas_loop;
+/* The workload's run (gas_run.c). */
+ck_status ck__gas_run(const ck_device *device, const ck_param *params,
+                      size_t count, const ck_run_options *options,
+                      ck_result *result);
+/* A line to the run's log callback, where it has one. */
+void ck__gas_log_line(const ck_run_options *options, const char *line);
+
+/* The result's figures (gas_report.c): the averages with their errors,
+ * the rate, the system's size and the drift. */
+void ck__gas_report(const ck__gas_loop *run, const ck_gas_config *c,
+                    double run_s, double setup_s, ck_result *result);
+/* --plot: the energies per particle, the temperature and the pressure of
+ * each log step (as --thermo writes them), in three panels over the
+ * steps; the time along the top. */
+ck_status ck__gas_write_plot(const ck__gas_loop *run, const ck_gas_config *c,
+                             const ck_result *result);
+/* The benchmark's sizes and cost model (docs/gas.md, "Cost model"). */
+extern const ck__bench ck__gas_bench;
 
 #endif /* CK_GAS_INTERNAL_H */

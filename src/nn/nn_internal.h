@@ -17,6 +17,7 @@
 
 #include "clkit/clkit.h"
 #include "clkit/nn.h"
+#include "framework/framework.h"
 #include "runtime/exchange.h"
 #include "runtime/runtime.h"
 
@@ -478,5 +479,104 @@ enum {
   CK__DATASET_FIELDS
 };
 extern const ck__field ck__dataset_fields[CK__DATASET_FIELDS];
+
+/* ---- the workload (nn_workload.c, nn_run.c, nn_report.c) ---------------- */
+
+/* A run's settings: the network's, and the run's own data, files and
+ * training, as the options give them (nn_workload.c). */
+typedef struct ck__nn_job {
+  ck_nn_config config; /* first: the options' fields are the job's */
+  int layers_given;
+  size_t activation_count;
+  ck_normalization_kind normalization;
+  unsigned epochs, patience;
+  double tol, validation_fraction;
+  const char *train, *test, *train_labels, *test_labels, *predict_labels;
+  const char *split, *trace, *save, *load, *predict, *out, *plot;
+  ck_dataset_options csv;
+  ck__nn_tuning tuning;
+} ck__nn_job;
+/* The options into job, over the defaults, and checked against each
+ * other and the files they name; options may be NULL (the seed is then
+ * 1). */
+ck_status ck__nn_job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, ck__nn_job *job);
+/* --act's one activation for every hidden layer, or one a layer. */
+ck_status ck__nn_job_activations(ck__nn_job *job);
+/* Whether a data option names data made on the spot (spirals:N,
+ * blobs:N:F:C) rather than a file. */
+int ck__nn_made_data(const char *path);
+
+/* What the data files of a run are read with: the run's options, whose
+ * log gets the warnings about a file, and the count of CSV files read
+ * (what --label-col and --header describe). */
+typedef struct ck__nn_data_reader {
+  const ck_run_options *run;
+  unsigned csv_files;
+} ck__nn_data_reader;
+
+/* The columns of an epoch's row for --plot. */
+enum {
+  CK__NN_ROW_EPOCH,
+  CK__NN_ROW_SECONDS, /* since training began */
+  CK__NN_ROW_TRAIN_LOSS,
+  CK__NN_ROW_TRAIN_ACCURACY,
+  CK__NN_ROW_VALIDATION_LOSS,
+  CK__NN_ROW_VALIDATION_ACCURACY,
+  CK__NN_ROW_TEST_LOSS,
+  CK__NN_ROW_TEST_ACCURACY,
+  CK__NN_ROW_WIDTH
+};
+
+/* The epochs as the run logs them (ck__nn_on_epoch, nn_report.c): the
+ * trace's CSV text, and a row an epoch for --plot. */
+typedef struct ck__nn_epoch_log {
+  const ck_run_options *options;
+  unsigned epochs;
+  char *trace;
+  size_t used, capacity;
+  int failed;
+  ck__history *rows; /* a row an epoch for --plot, or NULL */
+  double seconds;    /* the epochs' wall time so far */
+} ck__nn_epoch_log;
+/* A ck_nn_training's on_epoch: the epoch's line to the log, its row to
+ * the trace and the plot, and the run's progress. */
+int ck__nn_on_epoch(void *user, const ck_nn_epoch *epoch);
+
+/* One run of nn: its job, its data sets, its network and what its
+ * training reported. ck__nn_run owns what it holds and frees it at its
+ * end. */
+typedef struct ck__nn_session {
+  ck__nn_job job;
+  uint64_t seed; /* the job's, before a loaded model's describes it */
+  const ck_run_options *options;
+  ck_nn *nn;
+  ck_dataset train, test, validation, whole, predict;
+  ck_dataset classes_view; /* the network's classes (model_classes) */
+  ck__nn_data_reader reader;
+  ck__dataset_format train_format;
+  int training;
+  ck__nn_epoch_log log;
+  ck_nn_report report;
+  double predict_accuracy; /* with --predict on labelled rows */
+} ck__nn_session;
+/* The workload's run (nn_run.c). */
+ck_status ck__nn_run(const ck_device *device, const ck_param *params,
+                     size_t count, const ck_run_options *options,
+                     ck_result *result);
+/* A line to the run's log callback, where it has one. */
+void ck__nn_log_line(const ck_run_options *options, const char *line);
+
+/* The result's best figure (nn_report.c): the test accuracy, else what
+ * --predict alone measured, else the training accuracy. */
+ck_status ck__nn_report_best(ck__nn_session *s, ck_result *result);
+/* The result's figures of the network and of the training: its shape,
+ * the sets' rows and what the report measured. */
+ck_status ck__nn_report_run(const ck__nn_session *s, ck_result *result);
+/* --plot: the loss and the accuracy of each set per epoch, in two panels;
+ * the seconds along the top. A set not attached is left out. */
+ck_status ck__nn_write_plot(const ck__nn_session *s, const ck_result *result);
+/* The benchmark's sizes and cost model (docs/nn.md, "Cost model"). */
+extern const ck__bench ck__nn_bench;
 
 #endif /* CK_NN_INTERNAL_H */

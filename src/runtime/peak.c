@@ -1,29 +1,26 @@
 /*
  * peak.c - a device's peaks, measured (clkit/peak.h; docs/peak.md): the
- * kernels of cl/peak.cl through the device's queue, or the same loops in
- * plain C on ref, and their cache entries (cache.c), keyed by the
- * device's identity.
+ * kernels of cl/peak.cl through the device's queue, their timing and
+ * what each measure records. ref's loops in plain C are peak_host.c's;
+ * the cache entries, keyed by the device's identity, peak_cache.c's.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "runtime/runtime.h"
 
 enum {
-  ITERATIONS = 4096,      /* multiply-add rounds of a work-item (peak.cl) */
-  ACCUMULATORS = 8,       /* a work-item's accumulators, as in peak.cl */
-  FETCHES = 16,           /* vectors a work-item moves, as in peak.cl */
-  GPU_GROUP = 256,        /* the work-group on GPUs */
-  CPU_GROUP = 64,         /* and elsewhere (below) */
-  MAX_ITEMS = 1 << 22,    /* the most work-items of a multiply-add launch */
-  HOST_ACCUMULATORS = 16, /* ref's multiply-add accumulators */
-  MAX_RUNS = 100000,      /* the most timed runs of one measure */
-  MAX_OPTION_RUNS = 1000,
-  FORMAT = 1 /* the layout of an entry's payload; part of its key */
+  ITERATIONS = 4096,   /* multiply-add rounds of a work-item (peak.cl) */
+  ACCUMULATORS = 8,    /* a work-item's accumulators, as in peak.cl */
+  FETCHES = 16,        /* vectors a work-item moves, as in peak.cl */
+  GPU_GROUP = 256,     /* the work-group on GPUs */
+  CPU_GROUP = 64,      /* and elsewhere (below) */
+  MAX_ITEMS = 1 << 22, /* the most work-items of a multiply-add launch */
+  MAX_RUNS = 100000,   /* the most timed runs of one measure */
+  MAX_OPTION_RUNS = 1000
 };
 
 #define MIN_BYTES (1ull << 20)
@@ -93,226 +90,6 @@ static ck_status check_options(const ck_peak_options *options) {
   return CK_OK;
 }
 
-/* ---- Identity and the cache ----------------------------------------- */
-
-static void host_name(char *name, size_t capacity) {
-  if (gethostname(name, capacity) != 0)
-    name[0] = '\0';
-  name[capacity - 1] = '\0';
-}
-
-/* The entry's key: what makes another measurement differ (the device, its
- * driver, the host, clkit's version and this layout), not the device's
- * id, which changes as devices come and go, nor its global memory, which
- * a CPU device derives from the host's free memory. */
-static void peak_key(const ck_device *device, const char *version,
-                     uint8_t key[32]) {
-  char backend[16], units[32], host[256], format[16];
-  snprintf(backend, sizeof backend, "%d", (int)device->backend);
-  snprintf(units, sizeof units, "%u", device->compute_units);
-  snprintf(format, sizeof format, "%d", FORMAT);
-  host_name(host, sizeof host);
-  const char *parts[] = {"clkit peak",
-                         format,
-                         backend,
-                         device->name,
-                         device->vendor,
-                         device->platform,
-                         device->platform_version,
-                         device->driver_version,
-                         units,
-                         host,
-                         version};
-  ck__sha256_strings(parts, sizeof parts / sizeof parts[0], key);
-}
-
-static void put_text(ck__byte_writer *writer, const char *text) {
-  size_t length = strlen(text);
-  ck__bytes_put_u32(writer, (uint32_t)length);
-  ck__bytes_put(writer, text, length);
-}
-
-/* The payload of an entry: every field, little-endian, doubles by their
- * bits (no locale, no rounding). */
-static ck_status encode(const ck_peak *peak, ck__byte_writer *writer) {
-  ck__bytes_put_u32(writer, FORMAT);
-  put_text(writer, peak->device_id);
-  put_text(writer, peak->device_name);
-  put_text(writer, peak->platform);
-  put_text(writer, peak->platform_version);
-  put_text(writer, peak->driver_version);
-  put_text(writer, peak->clkit_version);
-  put_text(writer, peak->host);
-  ck__bytes_put_u64(writer, (uint64_t)peak->measured_at);
-  ck__bytes_put_f64(writer, peak->duration_s);
-  ck__bytes_put_u32(writer, CK_PEAK_METRIC_COUNT);
-  for (int m = 0; m < CK_PEAK_METRIC_COUNT; ++m) {
-    const ck_peak_value *value = &peak->values[m];
-    ck__bytes_put_u32(writer, (uint32_t)value->state);
-    ck__bytes_put_f64(writer, value->value);
-    ck__bytes_put_u32(writer, value->width);
-    for (int w = 0; w < CK_PEAK_WIDTHS; ++w)
-      ck__bytes_put_f64(writer, value->widths[w]);
-    ck__bytes_put_u64(writer, value->size);
-    ck__bytes_put_u32(writer, value->runs);
-    ck__bytes_put_f64(writer, value->seconds);
-    put_text(writer, value->reason);
-  }
-  if (writer->failed)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for peaks");
-  return CK_OK;
-}
-
-/* Reads a payload; any fault leaves ok 0. */
-typedef struct reader {
-  const uint8_t *at, *end;
-  int ok;
-} reader;
-
-static const uint8_t *take(reader *in, size_t size) {
-  if (!in->ok || (size_t)(in->end - in->at) < size) {
-    in->ok = 0;
-    return NULL;
-  }
-  const uint8_t *from = in->at;
-  in->at += size;
-  return from;
-}
-
-static uint32_t get_u32(reader *in) {
-  const uint8_t *bytes = take(in, 4);
-  return bytes ? ck__get_u32(bytes) : 0;
-}
-
-static uint64_t get_u64(reader *in) {
-  const uint8_t *bytes = take(in, 8);
-  return bytes ? ck__get_u64(bytes) : 0;
-}
-
-static double get_f64(reader *in) {
-  uint64_t bits = get_u64(in);
-  double value;
-  memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-/* A text of fewer than capacity bytes and no NUL. */
-static void get_text(reader *in, char *text, size_t capacity) {
-  uint32_t length = get_u32(in);
-  const uint8_t *bytes = length < capacity ? take(in, length) : NULL;
-  if (!bytes || memchr(bytes, '\0', length)) {
-    in->ok = 0;
-    text[0] = '\0';
-    return;
-  }
-  memcpy(text, bytes, length);
-  text[length] = '\0';
-}
-
-static int decode(const void *payload, size_t size, ck_peak *peak) {
-  reader in = {payload, (const uint8_t *)payload + size, 1};
-  memset(peak, 0, sizeof *peak);
-  if (get_u32(&in) != FORMAT)
-    return 0;
-  get_text(&in, peak->device_id, sizeof peak->device_id);
-  get_text(&in, peak->device_name, sizeof peak->device_name);
-  get_text(&in, peak->platform, sizeof peak->platform);
-  get_text(&in, peak->platform_version, sizeof peak->platform_version);
-  get_text(&in, peak->driver_version, sizeof peak->driver_version);
-  get_text(&in, peak->clkit_version, sizeof peak->clkit_version);
-  get_text(&in, peak->host, sizeof peak->host);
-  peak->measured_at = (long long)get_u64(&in);
-  peak->duration_s = get_f64(&in);
-  if (get_u32(&in) != CK_PEAK_METRIC_COUNT)
-    return 0;
-  for (int m = 0; m < CK_PEAK_METRIC_COUNT && in.ok; ++m) {
-    ck_peak_value *value = &peak->values[m];
-    uint32_t state = get_u32(&in);
-    value->state = (ck_peak_state)state;
-    value->value = get_f64(&in);
-    value->width = get_u32(&in);
-    for (int w = 0; w < CK_PEAK_WIDTHS; ++w)
-      value->widths[w] = get_f64(&in);
-    value->size = get_u64(&in);
-    value->runs = get_u32(&in);
-    value->seconds = get_f64(&in);
-    get_text(&in, value->reason, sizeof value->reason);
-    /* What a measurement never writes: a state past the last, or a
-     * value that is not one where it should be. */
-    if (state > CK_PEAK_NOT_ASKED ||
-        (state == CK_PEAK_MEASURED) != !isnan(value->value))
-      in.ok = 0;
-  }
-  return in.ok && in.at == in.end;
-}
-
-/* The entry kept under the device's key for clkit `version`, into peak:
- * CK_OK, or CK_ERROR_NOT_FOUND without a message. */
-static ck_status lookup(const ck_device *device, const char *version,
-                        ck_peak *peak) {
-  uint8_t key[32];
-  void *payload = NULL;
-  size_t size = 0;
-  peak_key(device, version, key);
-  ck__error_saved saved;
-  ck__error_save(&saved);
-  ck_status status =
-      ck__cache_load_kind(CK__CACHE_PEAKS, key, &payload, &size, NULL);
-  ck__error_restore(&saved);
-  int whole = status == CK_OK && decode(payload, size, peak) &&
-              strcmp(peak->device_name, device->name) == 0 &&
-              strcmp(peak->clkit_version, version) == 0;
-  free(payload);
-  if (!whole)
-    memset(peak, 0, sizeof *peak);
-  return whole ? CK_OK : CK_ERROR_NOT_FOUND;
-}
-
-ck_status ck__peak_load_version(const ck_device *device, const char *version,
-                                ck_peak *peak) {
-  CK__REQUIRE_IN("ck_peak_load", device);
-  CK__REQUIRE_IN("ck_peak_load", peak);
-  if (lookup(device, version, peak) != CK_OK)
-    return ck__fail(CK_ERROR_NOT_FOUND,
-                    "no peaks of device %s (%s) are kept for its driver %s "
-                    "and clkit %s: 'clkit peak --device %s' measures them",
-                    device->id, device->name, device->driver_version, version,
-                    device->id);
-  peak->from_cache = 1;
-  return CK_OK;
-}
-
-ck_status ck_peak_load(const ck_device *device, ck_peak *peak) {
-  return ck__peak_load_version(device, CK_VERSION_STRING, peak);
-}
-
-ck_status ck__peak_store_version(const ck_device *device, const char *version,
-                                 const ck_peak *peak) {
-  ck_status status = CK_OK;
-  ck__byte_writer writer = {0};
-  uint8_t key[32];
-  CK_TRY(encode(peak, &writer));
-  peak_key(device, version, key);
-  CK_TRY(ck__cache_store_kind(CK__CACHE_PEAKS, key, NULL, writer.bytes,
-                              writer.size));
-fail:
-  ck__bytes_free(&writer);
-  return status;
-}
-
-double ck__peak_score(const ck_device *device) {
-  ck_peak peak;
-  if (lookup(device, CK_VERSION_STRING, &peak) != CK_OK)
-    return 0;
-  const ck_peak_value *fp32 = &peak.values[CK_PEAK_FP32];
-  const ck_peak_value *read = &peak.values[CK_PEAK_READ];
-  if (fp32->state != CK_PEAK_MEASURED || read->state != CK_PEAK_MEASURED ||
-      !(fp32->value > 0) || !(read->value > 0) || isinf(fp32->value) ||
-      isinf(read->value))
-    return 0;
-  return sqrt(fp32->value * read->value);
-}
-
 /* ---- Recording --------------------------------------------------------- */
 
 static void reset(ck_peak *peak, const ck_device *device) {
@@ -326,7 +103,7 @@ static void reset(ck_peak *peak, const ck_device *device) {
            device->driver_version);
   snprintf(peak->clkit_version, sizeof peak->clkit_version, "%s",
            CK_VERSION_STRING);
-  host_name(peak->host, sizeof peak->host);
+  ck__peak_host_name(peak->host, sizeof peak->host);
   peak->measured_at = (long long)time(NULL);
   for (int m = 0; m < CK_PEAK_METRIC_COUNT; ++m) {
     ck_peak_value *value = &peak->values[m];
@@ -336,19 +113,15 @@ static void reset(ck_peak *peak, const ck_device *device) {
   }
 }
 
-/* Marks a metric with a state other than measured, and why. */
-static void mark(ck_peak_value *value, ck_peak_state state,
-                 const char *reason) {
+void ck__peak_mark(ck_peak_value *value, ck_peak_state state,
+                   const char *reason) {
   value->state = state;
   value->value = NAN;
   snprintf(value->reason, sizeof value->reason, "%s", reason);
 }
 
-/* A width (index, or -1 where widths do not apply) measured rate in a run
- * of size that took seconds (the median of runs): the metric's value when
- * it is the best so far. */
-static void note(ck_peak_value *value, int index, double rate,
-                 unsigned long long size, unsigned runs, double seconds) {
+void ck__peak_note(ck_peak_value *value, int index, double rate,
+                   unsigned long long size, unsigned runs, double seconds) {
   if (index >= 0)
     value->widths[index] = rate;
   if (value->state == CK_PEAK_MEASURED && !(rate > value->value))
@@ -361,9 +134,7 @@ static void note(ck_peak_value *value, int index, double rate,
   value->seconds = seconds;
 }
 
-/* The last failure's message, as a width's (index, or -1) reason: the
- * first one a metric meets is kept. */
-static void note_failure(ck_peak_value *value, int index) {
+void ck__peak_note_failure(ck_peak_value *value, int index) {
   const char *message = "";
   ck_error_get_last(&message);
   if (value->reason[0])
@@ -376,27 +147,24 @@ static void note_failure(ck_peak_value *value, int index) {
              message && *message ? message : "failed");
 }
 
-/* ---- Timing -------------------------------------------------------------- */
+void ck__peak_fail_rest(ck_peak *peak, unsigned asked_metrics) {
+  for (int m = 0; m < CK_PEAK_METRIC_COUNT; ++m) {
+    ck_peak_value *value = &peak->values[m];
+    if (((asked_metrics >> m) & 1u) && value->state == CK_PEAK_FAILED &&
+        !value->reason[0])
+      ck__peak_note_failure(value, -1);
+  }
+}
 
-typedef struct timing {
-  const ck_peak_options *options;
-  double *samples;
-  size_t capacity;
-} timing;
+/* ---- Timing -------------------------------------------------------------- */
 
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* One run of a measure: its seconds, or a failure (recorded). */
-typedef ck_status (*run_fn)(void *user, double *seconds);
-
-/* Timed runs of run, after one untimed (a runtime may finish compiling
- * in it): at least options->runs of them, and more until they last
- * options->seconds in all. The median's seconds into *median. */
-static ck_status time_runs(timing *timing, run_fn run, void *user,
-                           double *median, unsigned *runs) {
+ck_status ck__peak_time_runs(ck__peak_timing *timing, ck__peak_run run,
+                             void *user, double *median, unsigned *runs) {
   ck_status status = CK_OK;
   double seconds = 0, total = 0;
   size_t count = 0;
@@ -427,13 +195,80 @@ fail:
   return status;
 }
 
+/* ---- The buffers' size --------------------------------------------------- */
+
+/* The first number in the file at path, with a K or M after it read as
+ * such; 0 where there is none. */
+static unsigned long long read_size(const char *path) {
+  FILE *file = fopen(path, "r");
+  unsigned long long value = 0;
+  char unit = '\0';
+  if (!file)
+    return 0;
+  if (fscanf(file, "%llu%c", &value, &unit) < 1)
+    value = 0;
+  fclose(file);
+  return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : value;
+}
+
+/* The bytes of level-3 cache of all the host's CPUs, as Linux lists them
+ * (each cache once: where its first CPU lists it); 0 where unknown. The
+ * C library's figure is not used: under a hypervisor it may give the
+ * whole chip's cache rather than the machine's. */
+static unsigned long long host_cache_bytes(void) {
+  unsigned long long total = 0;
+  for (unsigned cpu = 0; cpu < 4096; ++cpu) {
+    char path[128];
+    snprintf(path, sizeof path,
+             "/sys/devices/system/cpu/cpu%u/cache/index3/shared_cpu_list", cpu);
+    FILE *file = fopen(path, "r");
+    if (!file)
+      break;
+    unsigned first = 0;
+    int read = fscanf(file, "%u", &first);
+    fclose(file);
+    if (read != 1 || first != cpu)
+      continue;
+    snprintf(path, sizeof path,
+             "/sys/devices/system/cpu/cpu%u/cache/index3/size", cpu);
+    total += read_size(path);
+  }
+  return total;
+}
+
+/* The default largest buffer: on CPUs eight times the host's level-3
+ * cache, so that it measures memory, not the cache (no less than 64 MiB;
+ * 256 MiB where the cache is unknown); 1 GiB elsewhere. */
+static unsigned long long default_bytes(const ck_device *device) {
+  if (device->kind != CK_KIND_HOST && device->kind != CK_KIND_CPU)
+    return GPU_BYTES;
+  unsigned long long cache = host_cache_bytes();
+  if (cache == 0)
+    return CPU_UNKNOWN_BYTES;
+  return 8 * cache > CPU_LEAST_BYTES ? 8 * cache : CPU_LEAST_BYTES;
+}
+
+unsigned long long ck__peak_buffer_bytes(const ck_device *device,
+                                         const ck_peak_options *options) {
+  unsigned long long most =
+      options->max_bytes ? options->max_bytes : default_bytes(device);
+  if (device->global_memory && device->global_memory / 4 < most)
+    most = device->global_memory / 4;
+  if (device->max_alloc && device->max_alloc < most)
+    most = device->max_alloc;
+  unsigned long long bytes = MIN_BYTES;
+  while (2 * bytes <= most)
+    bytes *= 2;
+  return bytes <= most ? bytes : 0;
+}
+
 /* ---- Devices with kernels ---------------------------------------------- */
 
 typedef struct device_run {
   const ck_device *device;
   const ck_peak_options *options;
   ck_peak *peak;
-  timing timing;
+  ck__peak_timing timing;
   ck_queue *queue;
   ck_buffer *in, *out; /* bytes each; in holds 1.0f in every float */
   size_t bytes;
@@ -508,7 +343,7 @@ static ck_status memory_kernel(device_run *run, ck_program *program,
                 run->bytes / (sizeof(float) * lanes * FETCHES), run->local, 0};
     double median = 0;
     unsigned count = 0;
-    CK_TRY(time_runs(&run->timing, run_launch, &l, &median, &count));
+    CK_TRY(ck__peak_time_runs(&run->timing, run_launch, &l, &median, &count));
     float got = 0;
     CK_TRY(first_out(run, &got));
     if (got != expected)
@@ -537,13 +372,13 @@ static void measure_memory(device_run *run, ck_program *program, int index) {
     if (!asked(run, metric))
       continue;
     if (memory_kernel(run, program, metric, index, &seconds, &runs) != CK_OK) {
-      note_failure(value, index);
+      ck__peak_note_failure(value, index);
       continue;
     }
     /* A copy reads and writes each byte. */
     double moved = (double)run->bytes * (metric == CK_PEAK_COPY ? 2 : 1);
-    note(value, index, moved / seconds * 1e-9, (unsigned long long)moved, runs,
-         seconds);
+    ck__peak_note(value, index, moved / seconds * 1e-9,
+                  (unsigned long long)moved, runs, seconds);
   }
 }
 
@@ -576,7 +411,7 @@ static ck_status multiply_adds(device_run *run, ck_program *program, int index,
       break;
     l.global *= 2;
   }
-  CK_TRY(time_runs(&run->timing, run_launch, &l, seconds, runs));
+  CK_TRY(ck__peak_time_runs(&run->timing, run_launch, &l, seconds, runs));
   double first = 0;
   if (fp64) {
     CK_TRY(ck_buffer_read(run->queue, run->out, 0, sizeof first, &first,
@@ -609,9 +444,9 @@ static void measure_arithmetic(device_run *run, ck_program *program,
       continue;
     if (multiply_adds(run, program, index, fp64, &rate, &size, &seconds,
                       &runs) != CK_OK)
-      note_failure(value, index);
+      ck__peak_note_failure(value, index);
     else
-      note(value, index, rate, size, runs, seconds);
+      ck__peak_note(value, index, rate, size, runs, seconds);
   }
 }
 
@@ -630,11 +465,11 @@ static void measure_latency(device_run *run, ck_program *program) {
   /* One work-item, timed by the host: what the caller waits. */
   launch l = {run->queue, kernel, 1, NULL, 1};
   if (status == CK_OK)
-    status = time_runs(&run->timing, run_launch, &l, &seconds, &runs);
+    status = ck__peak_time_runs(&run->timing, run_launch, &l, &seconds, &runs);
   if (status != CK_OK)
-    note_failure(value, -1);
+    ck__peak_note_failure(value, -1);
   else
-    note(value, -1, 1e6 * seconds, 1, runs, seconds);
+    ck__peak_note(value, -1, 1e6 * seconds, 1, runs, seconds);
   ck_kernel_destroy(kernel);
 }
 
@@ -698,11 +533,12 @@ static void measure_transfers(device_run *run) {
     transfer t = {run, memory[pinned],
                   metric == CK_PEAK_HOST_TO_DEVICE ||
                       metric == CK_PEAK_HOST_TO_DEVICE_PINNED};
-    if (time_runs(&run->timing, run_transfer, &t, &seconds, &runs) != CK_OK)
-      note_failure(value, -1);
+    if (ck__peak_time_runs(&run->timing, run_transfer, &t, &seconds, &runs) !=
+        CK_OK)
+      ck__peak_note_failure(value, -1);
     else
-      note(value, -1, (double)run->bytes / seconds * 1e-9, run->bytes, runs,
-           seconds);
+      ck__peak_note(value, -1, (double)run->bytes / seconds * 1e-9, run->bytes,
+                    runs, seconds);
   }
   free(memory[0]);
   ck__host_free(run->queue, memory[1]);
@@ -716,73 +552,6 @@ static int width_count(const ck_device *device) {
 
 static int arithmetic_at(const ck_device *device, int index) {
   return device->backend != CK_BACKEND_CUDA || index == 0;
-}
-
-/* The first number in the file at path, with a K or M after it read as
- * such; 0 where there is none. */
-static unsigned long long read_size(const char *path) {
-  FILE *file = fopen(path, "r");
-  unsigned long long value = 0;
-  char unit = '\0';
-  if (!file)
-    return 0;
-  if (fscanf(file, "%llu%c", &value, &unit) < 1)
-    value = 0;
-  fclose(file);
-  return unit == 'K' ? value << 10 : unit == 'M' ? value << 20 : value;
-}
-
-/* The bytes of level-3 cache of all the host's CPUs, as Linux lists them
- * (each cache once: where its first CPU lists it); 0 where unknown. The
- * C library's figure is not used: under a hypervisor it may give the
- * whole chip's cache rather than the machine's. */
-static unsigned long long host_cache_bytes(void) {
-  unsigned long long total = 0;
-  for (unsigned cpu = 0; cpu < 4096; ++cpu) {
-    char path[128];
-    snprintf(path, sizeof path,
-             "/sys/devices/system/cpu/cpu%u/cache/index3/shared_cpu_list", cpu);
-    FILE *file = fopen(path, "r");
-    if (!file)
-      break;
-    unsigned first = 0;
-    int read = fscanf(file, "%u", &first);
-    fclose(file);
-    if (read != 1 || first != cpu)
-      continue;
-    snprintf(path, sizeof path,
-             "/sys/devices/system/cpu/cpu%u/cache/index3/size", cpu);
-    total += read_size(path);
-  }
-  return total;
-}
-
-/* The default largest buffer: on CPUs eight times the host's level-3
- * cache, so that it measures memory, not the cache (no less than 64 MiB;
- * 256 MiB where the cache is unknown); 1 GiB elsewhere. */
-static unsigned long long default_bytes(const ck_device *device) {
-  if (device->kind != CK_KIND_HOST && device->kind != CK_KIND_CPU)
-    return GPU_BYTES;
-  unsigned long long cache = host_cache_bytes();
-  if (cache == 0)
-    return CPU_UNKNOWN_BYTES;
-  return 8 * cache > CPU_LEAST_BYTES ? 8 * cache : CPU_LEAST_BYTES;
-}
-
-/* The buffer size: the largest power of two within what options and the
- * device allow (a quarter of its memory, its largest allocation). */
-static unsigned long long buffer_bytes(const ck_device *device,
-                                       const ck_peak_options *options) {
-  unsigned long long most =
-      options->max_bytes ? options->max_bytes : default_bytes(device);
-  if (device->global_memory && device->global_memory / 4 < most)
-    most = device->global_memory / 4;
-  if (device->max_alloc && device->max_alloc < most)
-    most = device->max_alloc;
-  unsigned long long bytes = MIN_BYTES;
-  while (2 * bytes <= most)
-    bytes *= 2;
-  return bytes <= most ? bytes : 0;
 }
 
 /* The two buffers, as large as the device gives up to run->bytes, in
@@ -808,31 +577,20 @@ fail:
   return status;
 }
 
-/* Every metric asked that is still unmarked fails with the last failure's
- * message. */
-static void fail_rest(ck_peak *peak, unsigned asked_metrics) {
-  for (int m = 0; m < CK_PEAK_METRIC_COUNT; ++m) {
-    ck_peak_value *value = &peak->values[m];
-    if (((asked_metrics >> m) & 1u) && value->state == CK_PEAK_FAILED &&
-        !value->reason[0])
-      note_failure(value, -1);
-  }
-}
-
 static ck_status measure_device(device_run *run) {
   ck_status status = CK_OK;
   const ck_device *device = run->device;
   ck_peak *peak = run->peak;
   ck_program *program = NULL;
   if (!device->has_fp64)
-    mark(&peak->values[CK_PEAK_FP64], CK_PEAK_NOT_APPLICABLE,
-         "the device has no double precision");
+    ck__peak_mark(&peak->values[CK_PEAK_FP64], CK_PEAK_NOT_APPLICABLE,
+                  "the device has no double precision");
   CK_TRY(ck_queue_create(device, &run->queue));
-  run->bytes = (size_t)buffer_bytes(device, run->options);
+  run->bytes = (size_t)ck__peak_buffer_bytes(device, run->options);
   if (run->bytes == 0) {
     ck__fail(CK_ERROR_DEVICE_MEMORY,
              "device %s cannot hold two buffers of 1 MiB", device->id);
-    fail_rest(peak, run->options->metrics);
+    ck__peak_fail_rest(peak, run->options->metrics);
     goto fail;
   }
   /* A CPU runtime left to choose may make one work-group of a small
@@ -842,7 +600,7 @@ static ck_status measure_device(device_run *run) {
   if (device->max_work_group_size >= run->group)
     run->local = &run->group;
   if (make_buffers(run) != CK_OK) {
-    fail_rest(peak, run->options->metrics);
+    ck__peak_fail_rest(peak, run->options->metrics);
     goto fail;
   }
   for (int index = 0; index < width_count(device); ++index) {
@@ -858,7 +616,7 @@ static ck_status measure_device(device_run *run) {
              index == 0) &&
             peak->values[m].state != CK_PEAK_NOT_APPLICABLE &&
             peak->values[m].state != CK_PEAK_NOT_ASKED)
-          note_failure(&peak->values[m], index);
+          ck__peak_note_failure(&peak->values[m], index);
       continue;
     }
     measure_memory(run, program, index);
@@ -876,163 +634,6 @@ fail:
   ck_buffer_destroy(run->out);
   ck_queue_destroy(run->queue);
   return status;
-}
-
-/* ---- ref: the same measures in plain C ----------------------------------- */
-
-typedef struct host_run {
-  float *in, *out; /* count floats each */
-  size_t count;
-  unsigned long long rounds; /* of a multiply-add run */
-  int fp64;
-  /* The multiply-adds' operands, read at each run so that the compiler
-   * cannot fold them, and what a run computed, so that it cannot be
-   * dropped. */
-  volatile double scale, offset, sink;
-} host_run;
-
-static ck_status host_read(void *user, double *seconds) {
-  host_run *h = user;
-  double started = ck__seconds();
-  float sums[HOST_ACCUMULATORS] = {0};
-  for (size_t i = 0; i + HOST_ACCUMULATORS <= h->count; i += HOST_ACCUMULATORS)
-    for (int k = 0; k < HOST_ACCUMULATORS; ++k)
-      sums[k] += h->in[i + (size_t)k];
-  double total = 0;
-  for (int k = 0; k < HOST_ACCUMULATORS; ++k)
-    total += sums[k];
-  *seconds = ck__seconds() - started;
-  h->sink = total;
-  return CK_OK;
-}
-
-static ck_status host_write(void *user, double *seconds) {
-  host_run *h = user;
-  double started = ck__seconds();
-  for (size_t i = 0; i < h->count; ++i)
-    h->out[i] = 2.0f;
-  *seconds = ck__seconds() - started;
-  return CK_OK;
-}
-
-static ck_status host_copy(void *user, double *seconds) {
-  host_run *h = user;
-  double started = ck__seconds();
-  memcpy(h->out, h->in, h->count * sizeof *h->in);
-  *seconds = ck__seconds() - started;
-  return CK_OK;
-}
-
-/* rounds of a = a x scale + offset on HOST_ACCUMULATORS accumulators,
- * none waiting on another. */
-#define CK__HOST_MULTIPLY_ADDS(name, real)                                     \
-  static double name(unsigned long long rounds, real scale, real offset) {     \
-    real a[HOST_ACCUMULATORS];                                                 \
-    for (int k = 0; k < HOST_ACCUMULATORS; ++k)                                \
-      a[k] = (real)0.01 * (real)k;                                             \
-    for (unsigned long long r = 0; r < rounds; ++r)                            \
-      for (int k = 0; k < HOST_ACCUMULATORS; ++k)                              \
-        a[k] = a[k] * scale + offset;                                          \
-    double total = 0;                                                          \
-    for (int k = 0; k < HOST_ACCUMULATORS; ++k)                                \
-      total += a[k];                                                           \
-    return total;                                                              \
-  }
-CK__HOST_MULTIPLY_ADDS(host_multiply_adds_f32, float)
-CK__HOST_MULTIPLY_ADDS(host_multiply_adds_f64, double)
-
-static ck_status host_arithmetic(void *user, double *seconds) {
-  host_run *h = user;
-  double scale = h->scale, offset = h->offset;
-  double started = ck__seconds();
-  double total =
-      h->fp64 ? host_multiply_adds_f64(h->rounds, scale, offset)
-              : host_multiply_adds_f32(h->rounds, (float)scale, (float)offset);
-  *seconds = ck__seconds() - started;
-  h->sink = total;
-  return isfinite(total)
-             ? CK_OK
-             : ck__fail(CK_ERROR_MISMATCH, "the multiply-adds gave %g", total);
-}
-
-static void measure_host(const ck_device *device,
-                         const ck_peak_options *options, ck_peak *peak,
-                         timing *timing) {
-  static const char *const no_transfer =
-      "ref's buffers are host memory: nothing is transferred";
-  mark(&peak->values[CK_PEAK_LAUNCH], CK_PEAK_NOT_APPLICABLE,
-       "ref runs no kernels: its steps are plain C calls");
-  for (int m = CK_PEAK_HOST_TO_DEVICE; m <= CK_PEAK_DEVICE_TO_HOST_PINNED; ++m)
-    mark(&peak->values[m], CK_PEAK_NOT_APPLICABLE, no_transfer);
-  host_run h = {.scale = 0.999, .offset = 0.001};
-  size_t bytes = (size_t)buffer_bytes(device, options);
-  h.count = bytes / sizeof(float);
-  h.in = bytes ? aligned_alloc(64, bytes) : NULL;
-  h.out = bytes ? aligned_alloc(64, bytes) : NULL;
-  if (!h.in || !h.out) {
-    ck__fail(CK_ERROR_OUT_OF_MEMORY,
-             "out of host memory for two arrays of "
-             "%zu bytes",
-             bytes);
-    fail_rest(peak, options->metrics);
-    goto done;
-  }
-  for (size_t i = 0; i < h.count; ++i)
-    h.in[i] = 1.0f, h.out[i] = 0.0f;
-  static const struct {
-    ck_peak_metric metric;
-    run_fn run;
-    double moved; /* bytes moved per byte of an array */
-  } memory[] = {{CK_PEAK_READ, host_read, 1},
-                {CK_PEAK_WRITE, host_write, 1},
-                {CK_PEAK_COPY, host_copy, 2}};
-  for (size_t k = 0; k < 3; ++k) {
-    ck_peak_value *value = &peak->values[memory[k].metric];
-    double seconds = 0;
-    unsigned runs = 0;
-    if (!((options->metrics >> memory[k].metric) & 1u))
-      continue;
-    if (time_runs(timing, memory[k].run, &h, &seconds, &runs) != CK_OK) {
-      note_failure(value, -1);
-      continue;
-    }
-    /* The last run's work, checked: a read's sum, the last float
-     * written or copied. */
-    int right = memory[k].metric == CK_PEAK_READ    ? h.sink > 0
-                : memory[k].metric == CK_PEAK_WRITE ? h.out[h.count - 1] == 2
-                                                    : h.out[h.count - 1] == 1;
-    if (!right) {
-      ck__fail(CK_ERROR_MISMATCH, "the host's %s gave a wrong result",
-               metrics[memory[k].metric].name);
-      note_failure(value, -1);
-      continue;
-    }
-    double moved = (double)bytes * memory[k].moved;
-    note(value, -1, moved / seconds * 1e-9, (unsigned long long)moved, runs,
-         seconds);
-  }
-  for (h.fp64 = 0; h.fp64 < 2; ++h.fp64) {
-    ck_peak_metric metric = h.fp64 ? CK_PEAK_FP64 : CK_PEAK_FP32;
-    ck_peak_value *value = &peak->values[metric];
-    double seconds = 0, once = 0;
-    unsigned runs = 0;
-    if (!((options->metrics >> metric) & 1u))
-      continue;
-    h.rounds = 1u << 12;
-    if (host_arithmetic(&h, &once) == CK_OK)
-      while (once < options->seconds / options->runs && h.rounds < (1ull << 40))
-        if (h.rounds *= 2, host_arithmetic(&h, &once) != CK_OK)
-          break;
-    if (time_runs(timing, host_arithmetic, &h, &seconds, &runs) != CK_OK) {
-      note_failure(value, -1);
-      continue;
-    }
-    unsigned long long size = HOST_ACCUMULATORS * h.rounds;
-    note(value, -1, 2.0 * (double)size / seconds * 1e-9, size, runs, seconds);
-  }
-done:
-  free(h.in);
-  free(h.out);
 }
 
 /* ---- The whole measurement ----------------------------------------------- */
@@ -1053,13 +654,13 @@ ck_status ck_peak_measure(const ck_device *device,
   reset(peak, device);
   for (int m = 0; m < CK_PEAK_METRIC_COUNT; ++m)
     if (!((options->metrics >> m) & 1u))
-      mark(&peak->values[m], CK_PEAK_NOT_ASKED, "not asked for");
+      ck__peak_mark(&peak->values[m], CK_PEAK_NOT_ASKED, "not asked for");
     else
       peak->values[m].state = CK_PEAK_FAILED; /* until measured */
-  timing timing = {options, NULL, 0};
+  ck__peak_timing timing = {options, NULL, 0};
   double started = ck__seconds();
   if (device->backend == CK_BACKEND_REF)
-    measure_host(device, options, peak, &timing);
+    ck__peak_measure_host(device, options, peak, &timing);
   else {
     device_run run = {
         .device = device, .options = options, .peak = peak, .timing = timing};
@@ -1069,7 +670,7 @@ ck_status ck_peak_measure(const ck_device *device,
   free(timing.samples);
   if (status != CK_OK)
     goto fail;
-  fail_rest(peak, options->metrics);
+  ck__peak_fail_rest(peak, options->metrics);
   peak->duration_s = ck__seconds() - started;
   /* A cache turned off takes the store quietly, and keeps nothing. */
   if (options->store && options->metrics == CK_PEAK_ALL_METRICS &&

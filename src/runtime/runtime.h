@@ -51,7 +51,7 @@ ck_status ck__device_build_options(const ck_device *device, char *options,
  * neither listed nor noted (its status CK_OK). */
 ck_status ck__device_enumerate_for(const char *selector, ck_device_set *set);
 
-/* ---- Peaks (peak.c) ------------------------------------------------------ */
+/* ---- Peaks (peak.c, peak_host.c, peak_cache.c) -------------------------- */
 
 /* The score of a device's cached peaks, by which measured devices are
  * ranked (device.c): the geometric mean of its FP32 GFLOP/s and its read
@@ -65,6 +65,48 @@ ck_status ck__peak_load_version(const ck_device *device, const char *version,
                                 ck_peak *peak);
 ck_status ck__peak_store_version(const ck_device *device, const char *version,
                                  const ck_peak *peak);
+
+/* What peak.c's measures and ref's (peak_host.c) share. */
+
+/* The host's name, as gethostname() gives it; "" where it gives none. */
+void ck__peak_host_name(char *name, size_t capacity);
+/* Marks a metric with a state other than measured, and why. */
+void ck__peak_mark(ck_peak_value *value, ck_peak_state state,
+                   const char *reason);
+/* A width (index, or -1 where widths do not apply) measured rate in a run
+ * of size that took seconds (the median of runs): the metric's value when
+ * it is the best so far. */
+void ck__peak_note(ck_peak_value *value, int index, double rate,
+                   unsigned long long size, unsigned runs, double seconds);
+/* The last failure's message, as a width's (index, or -1) reason: the
+ * first one a metric meets is kept. */
+void ck__peak_note_failure(ck_peak_value *value, int index);
+/* Every metric asked that is still unmarked fails with the last failure's
+ * message. */
+void ck__peak_fail_rest(ck_peak *peak, unsigned asked_metrics);
+/* The buffer size: the largest power of two within what options and the
+ * device allow (a quarter of its memory, its largest allocation). */
+unsigned long long ck__peak_buffer_bytes(const ck_device *device,
+                                         const ck_peak_options *options);
+
+/* The runs' samples, kept from one measure to the next. */
+typedef struct ck__peak_timing {
+  const ck_peak_options *options;
+  double *samples;
+  size_t capacity;
+} ck__peak_timing;
+/* One run of a measure: its seconds, or a failure (recorded). */
+typedef ck_status (*ck__peak_run)(void *user, double *seconds);
+/* Timed runs of run, after one untimed (a runtime may finish compiling
+ * in it): at least options->runs of them, and more until they last
+ * options->seconds in all. The median's seconds into *median. */
+ck_status ck__peak_time_runs(ck__peak_timing *timing, ck__peak_run run,
+                             void *user, double *median, unsigned *runs);
+/* ref's measures (peak_host.c): memory and multiply-adds in plain C;
+ * launches and transfers do not apply. */
+void ck__peak_measure_host(const ck_device *device,
+                           const ck_peak_options *options, ck_peak *peak,
+                           ck__peak_timing *timing);
 
 /* ---- Sessions (session.c) ----------------------------------------------- */
 

@@ -1,5 +1,8 @@
-/* files.c - output files written so that a reader never sees half of one. */
-#include <ctype.h>
+/*
+ * files.c - output files written so that a reader never sees half of one:
+ * temporaries, their renames and the output hold. Checks of names are
+ * files_check.c's; inputs, files_read.c's.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -112,11 +115,7 @@ ck_status ck_file_check_stdout(const char *path, int *is_stdout) {
   return CK_OK;
 }
 
-/* Where an output is renamed to: the file a symbolic link leads to, so
- * that the link stays a link (a file it names that does not exist yet is
- * made, as a shell's redirection would); else path itself. malloc'd; NULL
- * when memory runs out. */
-static char *output_target(const char *path) {
+char *ck__file_output_target(const char *path) {
   struct stat link, target;
   char *current = strdup(path);
   /* Links of links, as far as the system follows them. */
@@ -305,10 +304,96 @@ static void remove_stale_temporaries(char *target, size_t directory,
   closedir(listing);
 }
 
+/* What a path to write names, checked: no directory, nor a loop of
+ * links, nor a file this user may not write. *exists says whether it
+ * names something, in *existing; a device or a pipe passes unchecked. */
+static ck_status check_replaced(const char *path, struct stat *existing,
+                                int *exists) {
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s names a directory, not a file", path);
+  *exists = stat(path, existing) == 0;
+  /* Links in a loop lead to no file: replacing the link would break it. */
+  if (!*exists && errno == ELOOP)
+    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(ELOOP));
+  if (*exists && S_ISDIR(existing->st_mode))
+    return ck__fail(CK_ERROR_IO, "cannot write %s: it is a directory", path);
+  if (*exists && !S_ISREG(existing->st_mode))
+    return CK_OK;
+  /* A file replaced is one this user may write, as with the shell's `>`:
+   * the directory's permission alone would let a rename replace a
+   * read-only file, or another user's. */
+  if (*exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
+  return CK_OK;
+}
+
+/* Creates a temporary of name (its first kept bytes) for path, at one
+ * fresh token after another: *candidate holds size bytes, the
+ * directory's first. The file is listed (*listed) and locked, open in
+ * *opened. *candidate becomes NULL where ck_file_remove_temporaries()
+ * took its name, which must then stay. */
+static ck_status create_temporary(const char *path, const char *name,
+                                  size_t kept, size_t directory, size_t size,
+                                  char **candidate, int *opened, int *listed) {
+  ck_status status = CK_OK;
+  for (int attempt = 0; attempt < 100 && *opened < 0; ++attempt) {
+    snprintf(*candidate + directory, size - directory,
+             ".%.*s" TEMPORARY_INFIX "%0*x", (int)kept, name, TOKEN_DIGITS,
+             ck__temporary_token());
+    /* Listed before it exists, so that no moment passes in which a signal
+     * could end the process and leave the file behind. */
+    temporary_listed(*candidate);
+    *listed = 1;
+    *opened = open(*candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (*opened >= 0) {
+      lock_temporary(*opened);
+      break;
+    }
+    int error = errno;
+    *listed = 0;
+    if (!temporary_unlisted(*candidate)) {
+      *candidate = NULL; /* taken by ck_file_remove_temporaries: kept */
+      CK_FAIL(CK_ERROR_CANCELLED,
+              "cannot write %s: its temporaries were "
+              "removed while it was being opened",
+              path);
+    }
+    if (error != EEXIST)
+      CK_FAIL(CK_ERROR_IO,
+              "cannot write %s: cannot create the temporary file %s: %s", path,
+              *candidate, strerror(error));
+  }
+  if (*opened < 0)
+    CK_FAIL(CK_ERROR_IO,
+            "cannot write %s: no free temporary file name beside it", path);
+fail:
+  return status;
+}
+
+/* The file replaced keeps its permissions (a private file stays
+ * private), and its owner and group where this process may give
+ * them; otherwise it becomes this user's, as a copy would. */
+static ck_status keep_owner_and_mode(int fd, const struct stat *existing,
+                                     const char *path, const char *temp) {
+  if (fchown(fd, existing->st_uid, existing->st_gid) != 0 &&
+      fchown(fd, (uid_t)-1, existing->st_gid) != 0) {
+    /* Neither is ours to give: the new file is this user's. */
+  }
+  if (fchmod(fd, existing->st_mode & 0777) != 0)
+    return ck__fail(CK_ERROR_IO,
+                    "cannot write %s: cannot set the mode of %s: %s", path,
+                    temp, strerror(errno));
+  return CK_OK;
+}
+
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
   ck_status status = CK_OK;
   char *target = NULL, *candidate = NULL;
-  int opened = -1, listed = 0;
+  int opened = -1, listed = 0, exists = 0;
+  struct stat existing;
   *temp = NULL;
   *fd = -1;
   int descriptor = ck__file_descriptor_named(path);
@@ -317,34 +402,19 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
       return status;
     return open_in_place(path, descriptor, temp, fd);
   }
-  const char *slash = strrchr(path, '/');
-  const char *name = slash ? slash + 1 : path;
-  if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s names a directory, not a file", path);
-  struct stat existing;
-  int exists = stat(path, &existing) == 0;
-  /* Links in a loop lead to no file: replacing the link would break it. */
-  if (!exists && errno == ELOOP)
-    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(ELOOP));
-  if (exists && S_ISDIR(existing.st_mode))
-    return ck__fail(CK_ERROR_IO, "cannot write %s: it is a directory", path);
+  if ((status = check_replaced(path, &existing, &exists)))
+    return status;
   /* A device or a pipe (/dev/null, a FIFO) is written in place: a rename
    * would replace the node itself. */
   if (exists && !S_ISREG(existing.st_mode))
     return open_in_place(path, -1, temp, fd);
-  /* A file replaced is one this user may write, as with the shell's `>`:
-   * the directory's permission alone would let a rename replace a
-   * read-only file, or another user's. */
-  if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
-    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   /* The temporary goes beside the file renamed over, which for a link is
    * the file it leads to: a rename cannot cross file systems. */
-  if (!(target = output_target(path)))
+  if (!(target = ck__file_output_target(path)))
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  slash = strrchr(target, '/');
+  const char *slash = strrchr(target, '/');
   size_t directory = slash ? (size_t)(slash - target) + 1 : 0;
-  name = target + directory;
+  const char *name = target + directory;
   /* Checked here, since a name that could never be renamed to would
    * otherwise pass ck_file_check_writable with a shortened temporary. */
   if (strlen(name) > NAME_MAX)
@@ -356,48 +426,10 @@ ck_status ck__file_open_temporary(const char *path, char **temp, int *fd) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory: %zu bytes for a file name",
             size);
   memcpy(candidate, target, directory);
-  for (int attempt = 0; attempt < 100 && opened < 0; ++attempt) {
-    snprintf(candidate + directory, size - directory,
-             ".%.*s" TEMPORARY_INFIX "%0*x", (int)kept, name, TOKEN_DIGITS,
-             ck__temporary_token());
-    /* Listed before it exists, so that no moment passes in which a signal
-     * could end the process and leave the file behind. */
-    temporary_listed(candidate);
-    listed = 1;
-    opened = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (opened >= 0) {
-      lock_temporary(opened);
-      break;
-    }
-    int error = errno;
-    listed = 0;
-    if (!temporary_unlisted(candidate)) {
-      candidate = NULL; /* taken by ck_file_remove_temporaries: kept */
-      CK_FAIL(CK_ERROR_CANCELLED,
-              "cannot write %s: its temporaries were "
-              "removed while it was being opened",
-              path);
-    }
-    if (error != EEXIST)
-      CK_FAIL(CK_ERROR_IO,
-              "cannot write %s: cannot create the temporary file %s: %s", path,
-              candidate, strerror(error));
-  }
-  if (opened < 0)
-    CK_FAIL(CK_ERROR_IO,
-            "cannot write %s: no free temporary file name beside it", path);
-  /* The file replaced keeps its permissions (a private file stays
-   * private), and its owner and group where this process may give
-   * them; otherwise it becomes this user's, as a copy would. */
-  if (exists) {
-    if (fchown(opened, existing.st_uid, existing.st_gid) != 0 &&
-        fchown(opened, (uid_t)-1, existing.st_gid) != 0) {
-      /* Neither is ours to give: the new file is this user's. */
-    }
-    if (fchmod(opened, existing.st_mode & 0777) != 0)
-      CK_FAIL(CK_ERROR_IO, "cannot write %s: cannot set the mode of %s: %s",
-              path, candidate, strerror(errno));
-  }
+  CK_TRY(create_temporary(path, name, kept, directory, size, &candidate,
+                          &opened, &listed));
+  if (exists)
+    CK_TRY(keep_owner_and_mode(opened, &existing, path, candidate));
   *temp = candidate;
   *fd = opened;
   candidate = NULL;
@@ -537,7 +569,7 @@ ck_status ck__file_commit(int fd, char *temp, const char *path) {
     status =
         ck__fail(CK_ERROR_IO, "cannot write %s: %s", path, strerror(errno));
   char *target = NULL;
-  if (status == CK_OK && !in_place && !(target = output_target(path)))
+  if (status == CK_OK && !in_place && !(target = ck__file_output_target(path)))
     status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   if (status == CK_OK && !in_place && holding)
     return hold_output(temp, target, keeper, path);
@@ -607,7 +639,7 @@ ck_status ck_file_check_writable(const char *path) {
    * file, though the temporary could be made beside it. */
   struct stat directory;
   uid_t user = geteuid();
-  char *target = output_target(path);
+  char *target = ck__file_output_target(path);
   /* Without the target the check cannot be made, which is no pass. */
   if (!target)
     status =
@@ -626,269 +658,6 @@ ck_status ck_file_check_writable(const char *path) {
   free(target);
   ck__file_abandon(fd, temp, path);
   return status;
-}
-
-/* ---- formats named by extensions ----------------------------------------
- * The extensions that name a file format, as readers (image viewers, ASE,
- * spreadsheets) take them. An output of a fixed format whose name ends in
- * another's would be read as that one, or refused by its reader. */
-typedef struct known_extension {
-  const char *extension; /* lower case, without the dot */
-  const char *format;    /* the format in words */
-} known_extension;
-
-static const known_extension known_extensions[] = {
-    {"csv", "CSV"},
-    {"tsv", "tab-separated values"},
-    {"txt", "plain text"},
-    {"json", "JSON"},
-    {"jsonl", "JSON lines"},
-    {"xml", "XML"},
-    {"html", "HTML"},
-    {"htm", "HTML"},
-    {"yaml", "YAML"},
-    {"yml", "YAML"},
-    {"xlsx", "Excel"},
-    {"xls", "Excel"},
-    {"xyz", "extended XYZ"},
-    {"extxyz", "extended XYZ"},
-    {"dcd", "DCD"},
-    {"pdb", "PDB"},
-    {"gro", "GROMACS"},
-    {"xtc", "XTC"},
-    {"trr", "TRR"},
-    {"lammpstrj", "LAMMPS dump"},
-    {"nc", "NetCDF"},
-    {"h5", "HDF5"},
-    {"hdf5", "HDF5"},
-    {"npy", "NumPy"},
-    {"npz", "NumPy"},
-    {"png", "PNG"},
-    {"jpg", "JPEG"},
-    {"jpeg", "JPEG"},
-    {"gif", "GIF"},
-    {"bmp", "BMP"},
-    {"tif", "TIFF"},
-    {"tiff", "TIFF"},
-    {"webp", "WebP"},
-    {"svg", "SVG"},
-    {"pdf", "PDF"},
-    {"eps", "PostScript"},
-    {"ps", "PostScript"},
-    {"ckg", "a gas checkpoint"},
-    {"ckn", "a clkit model"},
-    {"safetensors", "safetensors"},
-    {"pt", "PyTorch"},
-    {"pth", "PyTorch"},
-    {"onnx", "ONNX"},
-    {"tour", "a TSPLIB tour"},
-    {"tsp", "a TSPLIB instance"},
-    {"cl", "OpenCL C"},
-    {"bin", "binary data"},
-    {"gz", "gzip"},
-    {"bz2", "bzip2"},
-    {"xz", "xz"},
-    {"zst", "Zstandard"},
-    {"zip", "ZIP"},
-};
-
-/* The formats of clkit's outputs: the extensions each may end in, space
- * separated (a CSV or a column of values is plain text too). */
-static const struct {
-  const char *name;     /* as ck_file_check_format takes it */
-  const char *words;    /* the format in words */
-  const char *accepted; /* extensions, space separated, lower case */
-} output_formats[] = {
-    {"csv", "CSV", "csv txt"},
-    {"text", "plain text", "txt csv"},
-    {"xyz", "extended XYZ", "xyz extxyz"},
-    {"png", "PNG", "png"},
-    {"svg", "SVG", "svg"},
-    {"chart", "an SVG or PNG chart", "svg png"},
-    {"tour", "a TSPLIB tour", "tour txt"},
-    {"gas-checkpoint", "a gas checkpoint", "ckg bin"},
-    {"model", "a clkit model or safetensors", "ckn safetensors bin"},
-    {"lsq-binary", "clkit's binary least-squares data", "bin"},
-};
-
-ck_status ck_file_check_format(const char *path, const char *format) {
-  CK__REQUIRE(path);
-  CK__REQUIRE(format);
-  size_t f = 0, formats = sizeof output_formats / sizeof output_formats[0];
-  while (f < formats && strcmp(output_formats[f].name, format) != 0)
-    ++f;
-  if (f == formats) {
-    ck__fail(CK_ERROR_INVALID_ARGUMENT,
-             "ck_file_check_format: unknown format '%s'; one of:", format);
-    for (f = 0; f < formats; ++f)
-      ck__fail_append(" %s", output_formats[f].name);
-    return CK_ERROR_INVALID_ARGUMENT;
-  }
-  /* The extension of the name's last part, where it has one: a leading
-   * dot (".hidden") begins a name, not an extension. */
-  const char *slash = strrchr(path, '/');
-  const char *name = slash ? slash + 1 : path;
-  const char *dot = strrchr(name, '.');
-  if (!dot || dot == name || !dot[1])
-    return CK_OK;
-  /* In lower case, as the tables spell them; none is as long as 16. */
-  const char *extension = dot + 1;
-  size_t length = strlen(extension);
-  char lower[16];
-  if (length >= sizeof lower)
-    return CK_OK;
-  for (size_t i = 0; i <= length; ++i)
-    lower[i] = (char)tolower((unsigned char)extension[i]);
-  const char *accepted = output_formats[f].accepted;
-  if (ck__text_list_holds(accepted, lower, length))
-    return CK_OK;
-  const known_extension *known = NULL;
-  for (size_t k = 0;
-       !known && k < sizeof known_extensions / sizeof known_extensions[0]; ++k)
-    if (strcmp(known_extensions[k].extension, lower) == 0)
-      known = &known_extensions[k];
-  if (!known)
-    return CK_OK; /* a name of the caller's own: nothing says otherwise */
-  ck__fail(CK_ERROR_INVALID_ARGUMENT,
-           "'%s' ends in .%s (%s), but the file is %s: end its name in", path,
-           extension, known->format, output_formats[f].words);
-  for (const char *at = accepted; *at;) {
-    size_t span = strcspn(at, " ");
-    ck__fail_append("%s.%.*s", at == accepted ? " " : " or ", (int)span, at);
-    at += span + (at[span] == ' ');
-  }
-  return CK_ERROR_INVALID_ARGUMENT;
-}
-
-int ck__file_open_input(const char *path) {
-  /* A copy of standard input, which closing leaves open. */
-  if (strcmp(path, "-") == 0)
-    return fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
-  return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-/* Reads path whole into a malloc'd buffer with a NUL after its end. A
- * regular file's size is checked against max_bytes before anything is
- * read; a stream's as it grows, its buffer never past one byte over the
- * limit. Reading ends early (*ended_early) at a NUL with text set, or at
- * the first byte that differs from magic. */
-static ck_status read_whole(const char *path, size_t max_bytes, int text,
-                            const void *magic, size_t magic_size, char **bytes,
-                            size_t *size, int *ended_early) {
-  ck_status status = CK_OK;
-  char *data = NULL;
-  size_t used = 0, capacity = 65536;
-  struct stat info;
-  *bytes = NULL;
-  *ended_early = 0;
-  int fd = ck__file_open_input(path);
-  if (fd < 0)
-    CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
-  if (fstat(fd, &info) != 0)
-    CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
-  if (S_ISDIR(info.st_mode))
-    CK_FAIL(CK_ERROR_IO, "cannot read %s: it is a directory", path);
-  if (S_ISREG(info.st_mode)) {
-    if ((uint64_t)info.st_size > max_bytes)
-      CK_FAIL(CK_ERROR_UNSUPPORTED,
-              "%s: %llu bytes; clkit reads files of this kind of at most %zu "
-              "bytes",
-              path, (unsigned long long)info.st_size, max_bytes);
-    /* One byte more than the size, to meet the end without growing. */
-    capacity = (size_t)info.st_size + 1;
-  }
-  if (capacity > max_bytes)
-    capacity = max_bytes + 1;
-  data = malloc(capacity + 1);
-  if (!data)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory reading %s", path);
-  for (;;) {
-    if (used == capacity) {
-      size_t larger = capacity < max_bytes / 2 ? 2 * capacity : max_bytes + 1;
-      char *grown = realloc(data, larger + 1);
-      if (!grown)
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory reading %s", path);
-      data = grown;
-      capacity = larger;
-    }
-    ssize_t got = read(fd, data + used, capacity - used);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0)
-      CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
-    if (got == 0)
-      break;
-    size_t before = used;
-    used += (size_t)got;
-    if (used > max_bytes)
-      CK_FAIL(CK_ERROR_UNSUPPORTED,
-              "%s: more than %zu bytes; clkit reads files of this kind of at "
-              "most that size",
-              path, max_bytes);
-    if (text && memchr(data + before, '\0', (size_t)got)) {
-      *ended_early = 1;
-      break;
-    }
-    if (magic && before < magic_size) {
-      size_t compared = used < magic_size ? used : magic_size;
-      if (memcmp(data, magic, compared) != 0) {
-        *ended_early = 1;
-        break;
-      }
-    }
-  }
-  close(fd);
-  data[used] = '\0';
-  *bytes = data;
-  if (size)
-    *size = used;
-  return CK_OK;
-fail:
-  if (fd >= 0)
-    close(fd);
-  free(data);
-  return status;
-}
-
-ck_status ck__file_read_bytes(const char *path, size_t max_bytes,
-                              const void *magic, size_t magic_size,
-                              char **bytes, size_t *size) {
-  int ended_early = 0;
-  if (!path || !bytes)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
-  return read_whole(path, max_bytes, 0, magic, magic_size, bytes, size,
-                    &ended_early);
-}
-
-ck_status ck__file_read_text(const char *path, size_t max_bytes, char **text,
-                             size_t *size) {
-  int ended_early = 0;
-  size_t used = 0;
-  if (!path || !text)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "no input file name given");
-  ck_status status =
-      read_whole(path, max_bytes, 1, NULL, 0, text, &used, &ended_early);
-  if (status != CK_OK)
-    return status;
-  if (ended_early) {
-    /* The line of the first NUL, as every other text error names one. */
-    const char *nul = memchr(*text, '\0', used);
-    size_t line = 1;
-    for (const char *c = *text; c < nul; ++c)
-      line += *c == '\n';
-    free(*text);
-    *text = NULL;
-    return ck__fail(CK_ERROR_PARSE, "%s:%zu: not a text file (a NUL byte)",
-                    path, line);
-  }
-  if (size)
-    *size = used;
-  return CK_OK;
-}
-
-size_t ck__file_binary_max_bytes(void) {
-  unsigned long long memory = ck__host_memory();
-  return memory == 0 || memory > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)memory;
 }
 
 ck_status ck__c_locale_enter(ck__c_locale *scope, const char *source) {
@@ -971,72 +740,4 @@ ck_status ck__bytes_save(ck__byte_writer *writer, const char *path) {
 void ck__bytes_free(ck__byte_writer *writer) {
   free(writer->bytes);
   memset(writer, 0, sizeof *writer);
-}
-
-/* The path with its directories resolved into *resolved: the whole
- * path's real path when it exists, else its directory's followed by its
- * last name; NULL when neither resolves. Memory that runs out fails with
- * CK_ERROR_OUT_OF_MEMORY: it must not pass for a path that does not
- * resolve, which ck_file_check_same takes for another file. */
-static ck_status resolved_path(const char *path, char **resolved) {
-  ck_status status = CK_OK;
-  char *directory = NULL, *real = NULL;
-  if ((*resolved = realpath(path, NULL)))
-    return CK_OK;
-  if (errno == ENOMEM)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
-  const char *slash = strrchr(path, '/');
-  directory = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-                    : strdup(".");
-  if (!directory)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
-  if ((real = realpath(directory, NULL))) {
-    const char *name = slash ? slash + 1 : path;
-    size_t length = strlen(real) + strlen(name) + 2;
-    if (!(*resolved = malloc(length)))
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
-    snprintf(*resolved, length, "%s/%s", real, name);
-  } else if (errno == ENOMEM) {
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s", path);
-  }
-fail:
-  free(real);
-  free(directory);
-  return status;
-}
-
-ck_status ck_file_check_same(const char *first, const char *second, int *same) {
-  CK__REQUIRE(first);
-  CK__REQUIRE(second);
-  CK__REQUIRE(same);
-  *same = strcmp(first, second) == 0;
-  /* "-" is a standard stream, which no other name spells; a file named
-   * "-" in the working directory is not it. */
-  if (*same || strcmp(first, "-") == 0 || strcmp(second, "-") == 0)
-    return CK_OK;
-  struct stat first_stat, second_stat;
-  if (stat(first, &first_stat) == 0 && stat(second, &second_stat) == 0) {
-    /* Links and other spellings of one existing file. */
-    *same = first_stat.st_dev == second_stat.st_dev &&
-            first_stat.st_ino == second_stat.st_ino;
-    return CK_OK;
-  }
-  /* A file not made yet: where an output would make it, through a
-   * dangling link too (a link "alias" to "best" names best). */
-  ck_status status = CK_OK;
-  char *target_first = output_target(first), *target_second = NULL;
-  char *resolved_first = NULL, *resolved_second = NULL;
-  if (!target_first || !(target_second = output_target(second)))
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory resolving %s and %s", first,
-            second);
-  CK_TRY(resolved_path(target_first, &resolved_first));
-  CK_TRY(resolved_path(target_second, &resolved_second));
-  *same = resolved_first && resolved_second &&
-          strcmp(resolved_first, resolved_second) == 0;
-fail:
-  free(target_first);
-  free(target_second);
-  free(resolved_first);
-  free(resolved_second);
-  return status;
 }

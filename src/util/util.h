@@ -159,7 +159,7 @@ void ck__sha256(const void *data, size_t size, uint8_t digest[32]);
 /* Writes 64 lowercase hex digits and a terminating NUL into hex[65]. */
 void ck__hex(const uint8_t *bytes, size_t count, char *hex);
 
-/* ---- Files (files.c) ------------------------------------------------- */
+/* ---- Files (files.c; inputs: files_read.c) -------------------------- */
 /*
  * Output files are written to a temporary beside the target (mode 0666
  * less the umask), flushed to disk, and renamed over it, so that the target
@@ -184,6 +184,11 @@ void ck__hex(const uint8_t *bytes, size_t count, char *hex);
  *     the one open_temporary took); frees temp.
  */
 ck_status ck__file_open_temporary(const char *path, char **temp, int *fd);
+/* Where an output is renamed to: the file a symbolic link leads to, so
+ * that the link stays a link (a file it names that does not exist yet is
+ * made, as a shell's redirection would); else path itself. malloc'd; NULL
+ * when memory runs out. */
+char *ck__file_output_target(const char *path);
 /* A token for a temporary file's name that is unlikely to be taken, by
  * another thread or process either; the file is still opened O_EXCL. */
 unsigned ck__temporary_token(void);
