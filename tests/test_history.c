@@ -65,9 +65,9 @@ static void fill(ck__history_mode mode, size_t limit, uint64_t pushes) {
   static const size_t widths[] = {1, 3};
   ck__history history;
   double row[4], sum[4] = {0};
-  ck__history_limit_override = limit;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, limit));
   CHECK_OK(ck__history_init(&history, mode, 2, widths, "test rows"));
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   CHECK(history.row_width == 4);
   CHECK(ck__history_latest(&history) == NULL);
   size_t over = 0;
@@ -155,11 +155,11 @@ static void limits(void) {
   CHECK_OK(ck__history_init(&history, CK__HISTORY_SAMPLE, 4, wide, "x"));
   CHECK(history.limit == 64);
   ck__history_free(&history);
-  ck__history_limit_override = 7;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 7));
   CHECK_OK(ck__history_init(&history, CK__HISTORY_AVERAGE, 1, &one, "x"));
   CHECK(history.limit == 6);
   ck__history_free(&history);
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   /* A zeroed history frees as a no-op. */
   memset(&history, 0, sizeof history);
   ck__history_free(&history);
@@ -169,9 +169,9 @@ static void limits(void) {
 static void reserve(void) {
   static const size_t one = 1;
   ck__history history;
-  ck__history_limit_override = 5000;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 5000));
   CHECK_OK(ck__history_init(&history, CK__HISTORY_SAMPLE, 1, &one, "x"));
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   CHECK_OK(ck__history_reserve(&history, 3000));
   CHECK(history.allocated >= 3000 && history.allocated <= 5000);
   const double *entries = history.entries[0];
@@ -194,10 +194,10 @@ static void batches(void) {
   enum { ROWS = 1000, BATCH = 37 };
   for (int mode = 0; mode < 2; ++mode) {
     ck__history one, many;
-    ck__history_limit_override = 8;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 8));
     CHECK_OK(ck__history_init(&one, (ck__history_mode)mode, 2, widths, "x"));
     CHECK_OK(ck__history_init(&many, (ck__history_mode)mode, 2, widths, "x"));
-    ck__history_limit_override = 0;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
     double rows[BATCH * 3];
     for (uint64_t i = 0; i < ROWS; i += BATCH) {
       size_t count = ROWS - i < BATCH ? (size_t)(ROWS - i) : BATCH;
@@ -237,9 +237,9 @@ static void watch(void) {
   static const size_t one = 1;
   ck__history history;
   uint64_t push = 0;
-  ck__history_limit_override = 8;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 8));
   CHECK_OK(ck__history_init(&history, CK__HISTORY_SAMPLE, 1, &one, "x"));
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   push_falling(&history, 10);
   /* Push 37 is the first at or below 963.5, between kept entries. */
   ck__history_watch(&history, 0, 963.5, 9);

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t ck__history_limit_override = 0;
-
 enum {
   HISTORY_BYTES = 64 << 20, /* the entries of all parts together */
   LEAST_LIMIT = 64,         /* entries, however wide a row */
@@ -26,7 +24,7 @@ ck_status ck__history_init(ck__history *history, ck__history_mode mode,
     history->width[p] = width[p];
     history->row_width += width[p];
   }
-  size_t limit = ck__history_limit_override;
+  size_t limit = ck__test_value(CK__TEST_HISTORY_LIMIT);
   if (!limit) {
     limit = HISTORY_BYTES / (history->row_width * sizeof(double));
     limit = limit < LEAST_LIMIT ? LEAST_LIMIT : limit;

@@ -457,8 +457,8 @@ ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
  *   (runtime/cache.c) and ck__session_running (runtime/session.c).
  * - The locale: a worker enters the C locale once, as a run's thread is.
  * - Held outputs (util/files.c) stay the caller's: fn writes no output.
- * - The CUDA backend's test switches (runtime/queue_cuda.c) stay with the
- *   thread that sets them: tests that use them drive one queue alone.
+ * - The thread's test hooks (ck__test_control) stay with the thread that
+ *   sets them: tests that use them drive one queue alone.
  */
 
 /* A waiting thread first spins on the processor, then yields it to any
@@ -468,8 +468,6 @@ ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
  * threads give their cores back soon. */
 #define SPINS_BEFORE_YIELD 64
 #define SPIN_SECONDS 50e-6
-
-_Thread_local size_t ck__spread_thread_fails;
 
 typedef struct crew_thread {
   ck__spread_crew *crew;
@@ -702,8 +700,8 @@ static ck_status crew_start(ck__spread_crew *crew, size_t *member) {
     thread->crew = crew;
     thread->member = crew->started + 1;
     thread->seen = atomic_load(&crew->generation);
-    if (ck__spread_thread_fails == thread->member) {
-      ck__spread_thread_fails = 0;
+    if (ck__test_value(CK__TEST_SPREAD_THREAD_FAILS) == thread->member) {
+      (void)ck__test_control(CK__TEST_SPREAD_THREAD_FAILS, 0);
       error = EAGAIN;
     } else {
       error = pthread_create(&thread->thread, NULL, crew_main, thread);

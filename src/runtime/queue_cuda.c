@@ -106,10 +106,6 @@ static ck_status use_device(const ck_queue *queue) {
                              : cuda_fail(queue, code, "selecting the device");
 }
 
-_Thread_local int ck__cuda_programs_as_ptx;
-_Thread_local unsigned ck__cuda_ptx_builds;
-_Thread_local int ck__cuda_next_load_fails;
-
 /* The oldest architecture this build's own CUDA code (nvcc's) has
  * machine code for: meson's nvcc_architectures. */
 #ifndef CK_CUDA_OLDEST_ARCHITECTURE
@@ -781,8 +777,9 @@ static ck_status nvrtc_options(int architecture, int as_ptx, const char *source,
 static void cache_key(const ck_device *device, const char *source,
                       const char *options, uint8_t key[32]) {
   char form[32] = "machine code";
-  if (ck__cuda_programs_as_ptx)
-    snprintf(form, sizeof form, "ptx %d", ck__cuda_programs_as_ptx);
+  size_t as_ptx = ck__test_value(CK__TEST_CUDA_AS_PTX);
+  if (as_ptx)
+    snprintf(form, sizeof form, "ptx %zu", as_ptx);
   const char *parts[] = {"cuda",       source,
                          options,      device->platform_version,
                          device->name, device->c_version,
@@ -824,8 +821,8 @@ static void colon_positions(char *log) {
 /* Compiles source (the prelude already in front) for sm_<architecture>
  * into *cubin: machine code, or PTX (NUL-ended, which the driver compiles
  * when it loads it) for a GPU newer than NVRTC knows, at the newest
- * architecture it does know, or where ck__cuda_programs_as_ptx asks for
- * it. target names the device in messages. */
+ * architecture it does know, or where CK__TEST_CUDA_AS_PTX asks for it.
+ * target names the device in messages. */
 static ck_status compile(int architecture, const char *target, const char *name,
                          const char *source, const char *options, void **cubin,
                          size_t *cubin_size) {
@@ -836,14 +833,15 @@ static ck_status compile(int architecture, const char *target, const char *name,
   const char *list[64];
   int count = 0, nvrtc_oldest = 0, nvrtc_newest = 0;
   nvrtc_range(&nvrtc_oldest, &nvrtc_newest);
-  int as_ptx = ck__cuda_programs_as_ptx != 0;
+  int ptx_for = (int)ck__test_value(CK__TEST_CUDA_AS_PTX);
+  int as_ptx = ptx_for != 0;
   if (ck__cuda_reach_of(architecture, 0, nvrtc_newest, 0) ==
       CK__CUDA_THROUGH_PTX) {
     as_ptx = 1;
     architecture = nvrtc_newest;
   }
-  if (ck__cuda_programs_as_ptx > 1 && ck__cuda_programs_as_ptx < architecture)
-    architecture = ck__cuda_programs_as_ptx;
+  if (ptx_for > 1 && ptx_for < architecture)
+    architecture = ptx_for;
   CK_TRY(nvrtc_options(architecture, as_ptx, source, options, storage,
                        sizeof storage, list, &count));
   nvrtcResult result =
@@ -877,7 +875,9 @@ static ck_status compile(int architecture, const char *target, const char *name,
               : nvrtcGetCUBIN(compiled, *cubin)) != NVRTC_SUCCESS)
     CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no %s for program '%s'",
             as_ptx ? "PTX" : "machine code", name);
-  ck__cuda_ptx_builds += (unsigned)as_ptx;
+  if (as_ptx)
+    (void)ck__test_control(CK__TEST_CUDA_PTX_BUILDS,
+                           ck__test_value(CK__TEST_CUDA_PTX_BUILDS) + 1);
 fail:
   free(log);
   nvrtcDestroyProgram(&compiled);
@@ -889,11 +889,11 @@ fail:
 static ck_status load(ck_queue *queue, ck_program *program, const void *cubin,
                       int *device_at_fault) {
   cudaLibrary_t library = NULL;
-  cudaError_t code =
-      ck__cuda_next_load_fails
-          ? (cudaError_t)ck__cuda_next_load_fails
-          : cudaLibraryLoadData(&library, cubin, NULL, NULL, 0, NULL, NULL, 0);
-  ck__cuda_next_load_fails = 0;
+  int fails = (int)ck__test_value(CK__TEST_CUDA_LOAD_FAILS);
+  cudaError_t code = fails ? (cudaError_t)fails
+                           : cudaLibraryLoadData(&library, cubin, NULL, NULL, 0,
+                                                 NULL, NULL, 0);
+  (void)ck__test_control(CK__TEST_CUDA_LOAD_FAILS, 0);
   if (device_at_fault)
     *device_at_fault = code == cudaErrorMemoryAllocation || context_lost(code);
   if (code != cudaSuccess) {

@@ -138,7 +138,7 @@ static void host_event_destroy(ck_event *event) {
   (void)event;
 }
 
-/* Copies between ref devices, for tests (ck__peer_ref_for_tests): a
+/* Copies between ref devices, for tests (CK__TEST_PEER_REF): a
  * memmove between their host memory, done at the call. */
 static ck_status host_peer_open(const ck_device *from, const ck_device *to,
                                 void **state, int *direct) {
