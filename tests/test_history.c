@@ -6,9 +6,14 @@
  * stride) (average mode), with the sum of every push kept; the watch finds
  * the exact push that met a target, also between the entries kept, and a
  * history ended there holds the entries up to it; rows pushed in batches
- * make the same history.
+ * make the same history; a call against the contract (no parts, a
+ * column past the row) stops at an assert where asserts are built in.
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "framework/history.h"
@@ -276,6 +281,54 @@ static void watch(void) {
   ck__history_free(&history);
 }
 
+/* How a child that makes call ends: 1 where SIGABRT ended it (a failed
+ * assert), 0 where it returned, -1 where it could not run. */
+static int aborts(void (*call)(void)) {
+  pid_t child = fork();
+  if (child < 0)
+    return -1;
+  if (child == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+      dup2(null, STDERR_FILENO); /* the assert's own message */
+    call();
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child)
+    return -1;
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT ? 1 : 0;
+}
+
+static void init_without_parts(void) {
+  ck__history history;
+  static const size_t width[] = {1};
+  ck__history_init(&history, CK__HISTORY_SAMPLE, 0, width, "none");
+  ck__history_free(&history);
+}
+
+static void watch_past_the_row(void) {
+  ck__history history;
+  static const size_t width[] = {2};
+  if (ck__history_init(&history, CK__HISTORY_SAMPLE, 1, width, "two") != CK_OK)
+    return;
+  ck__history_watch(&history, 2, 0, 0);
+  ck__history_free(&history);
+}
+
+/* The contract is asserted in a debug build; a release build (NDEBUG)
+ * leaves the asserts out, and such calls are the caller's fault. */
+static void contract(void) {
+#ifdef NDEBUG
+  printf("contract: not checked, asserts are left out (NDEBUG)\n");
+#else
+  int got = aborts(init_without_parts);
+  CHECK_MSG(got == 1, "init with no parts: %d, not 1 (an assert)", got);
+  got = aborts(watch_past_the_row);
+  CHECK_MSG(got == 1, "a watch past the row: %d, not 1 (an assert)", got);
+#endif
+}
+
 int main(void) {
   below_limit();
   past_limit();
@@ -283,5 +336,6 @@ int main(void) {
   reserve();
   batches();
   watch();
+  contract();
   return CHECK_DONE();
 }
