@@ -207,11 +207,12 @@ static void check_cache_kept(const ck_device *device) {
   };
   for (size_t i = 0; i < sizeof steps / sizeof steps[0]; ++i) {
     ck_program *program = NULL;
-    ck__cuda_next_load_fails = steps[i].load_fails;
+    CHECK_OK(ck__test_control(CK__TEST_CUDA_LOAD_FAILS, steps[i].load_fails));
     ck_status got = ck_program_build(queue, "selfcheck", defines, &program);
     CHECK_MSG(got == steps[i].want, "step %zu: status %d, not %d", i, (int)got,
               (int)steps[i].want);
-    CHECK_MSG(ck__cuda_next_load_fails == 0, "step %zu: the switch stayed", i);
+    CHECK_MSG(ck__test_value(CK__TEST_CUDA_LOAD_FAILS) == 0,
+              "step %zu: the switch stayed", i);
     ck_program_stats stats = {0};
     if (program && steps[i].from_cache >= 0) {
       CHECK_OK(ck_program_query(program, &stats));
@@ -221,7 +222,7 @@ static void check_cache_kept(const ck_device *device) {
     }
     ck_program_destroy(program);
   }
-  ck__cuda_next_load_fails = 0;
+  CHECK_OK(ck__test_control(CK__TEST_CUDA_LOAD_FAILS, 0));
   ck_queue_destroy(queue);
 }
 
@@ -250,10 +251,11 @@ static void check_compiles(void) {
                 defines, message);
     }
   /* A GPU newer than NVRTC gets PTX of NVRTC's newest architecture. */
-  unsigned before = ck__cuda_ptx_builds;
+  size_t before = ck__test_value(CK__TEST_CUDA_PTX_BUILDS);
   CHECK_OK(ck__cuda_compile_check(programs[1].name, programs[1].defines, 990));
-  CHECK_MSG(ck__cuda_ptx_builds == before + 1,
-            "sm_990: %u programs built as PTX", ck__cuda_ptx_builds - before);
+  CHECK_MSG(ck__test_value(CK__TEST_CUDA_PTX_BUILDS) == before + 1,
+            "sm_990: %zu programs built as PTX",
+            ck__test_value(CK__TEST_CUDA_PTX_BUILDS) - before);
 }
 #endif
 
@@ -381,7 +383,7 @@ static int peer_unset(const char *whose) {
 }
 
 /* A gas of Verlet lists, then of cell lists (one tier, then two tiers:
- * ck__gas_tiers_from_for_tests), 200 steps spread over two members on
+ * CK__TEST_GAS_TIERS_FROM), 200 steps spread over two members on
  * one device (equal slabs), with what crosses between them
  * (a rebuild's messages and the ghosts' positions between rebuilds;
  * each step's leavers and ghosts) going device to device (CLKIT_PEER
@@ -419,9 +421,9 @@ static void check_gas_peer(const ck_device *device) {
       ck_gas *gas = NULL;
       if (host)
         setenv("CLKIT_PEER", "0", 1);
-      ck__gas_tiers_from_for_tests = pass == 2 ? 1 : 0;
+      CHECK_OK(ck__test_control(CK__TEST_GAS_TIERS_FROM, pass == 2 ? 1 : 0));
       CHECK_OK(ck_gas_create_spread(&spread, &c, &gas));
-      ck__gas_tiers_from_for_tests = 0;
+      CHECK_OK(ck__test_control(CK__TEST_GAS_TIERS_FROM, 0));
       unsetenv("CLKIT_PEER");
       if (!gas)
         break;
@@ -713,29 +715,30 @@ static void check_workload(const ck_device_set *set, size_t device_index,
  * the fallbacks kept for GPUs older than sm_80 (shuffles for the warp's
  * integer reductions), run here and agree with ref too. */
 static void check_ptx_programs(const ck_device_set *set, size_t index) {
-  unsigned before = ck__cuda_ptx_builds;
-  ck__cuda_programs_as_ptx = 1;
+  size_t before = ck__test_value(CK__TEST_CUDA_PTX_BUILDS);
+  CHECK_OK(ck__test_control(CK__TEST_CUDA_AS_PTX, 1));
   ck__build_from_source = 1; /* not a cached build */
   check_workload(set, index, "selfcheck", NULL, 0);
   check_workload(set, index, "pso", NULL, 0);
-  CHECK_MSG(ck__cuda_ptx_builds >= before + 2,
-            "%u programs built as PTX for the self-check and PSO",
-            ck__cuda_ptx_builds - before);
-  printf("built as PTX: %u programs\n", ck__cuda_ptx_builds - before);
+  CHECK_MSG(ck__test_value(CK__TEST_CUDA_PTX_BUILDS) >= before + 2,
+            "%zu programs built as PTX for the self-check and PSO",
+            ck__test_value(CK__TEST_CUDA_PTX_BUILDS) - before);
+  printf("built as PTX: %zu programs\n",
+         ck__test_value(CK__TEST_CUDA_PTX_BUILDS) - before);
   int oldest = CK_CUDA_OLDEST_ARCHITECTURE;
   if (oldest > 0 && oldest < ck__cuda_architecture(&set->devices[index])) {
-    before = ck__cuda_ptx_builds;
-    ck__cuda_programs_as_ptx = oldest;
+    before = ck__test_value(CK__TEST_CUDA_PTX_BUILDS);
+    CHECK_OK(ck__test_control(CK__TEST_CUDA_AS_PTX, oldest));
     static const char *const native[] = {"pso", "ga", "aco", "gas"};
     for (size_t i = 0; i < sizeof native / sizeof native[0]; ++i)
       check_workload(set, index, native[i], NULL, 0);
-    CHECK_MSG(ck__cuda_ptx_builds >= before + 4,
-              "%u programs built as PTX for compute_%d",
-              ck__cuda_ptx_builds - before, oldest);
-    printf("built as PTX for compute_%d: %u programs\n", oldest,
-           ck__cuda_ptx_builds - before);
+    CHECK_MSG(ck__test_value(CK__TEST_CUDA_PTX_BUILDS) >= before + 4,
+              "%zu programs built as PTX for compute_%d",
+              ck__test_value(CK__TEST_CUDA_PTX_BUILDS) - before, oldest);
+    printf("built as PTX for compute_%d: %zu programs\n", oldest,
+           ck__test_value(CK__TEST_CUDA_PTX_BUILDS) - before);
   }
-  ck__cuda_programs_as_ptx = 0;
+  CHECK_OK(ck__test_control(CK__TEST_CUDA_AS_PTX, 0));
   ck__build_from_source = 0;
 }
 #endif

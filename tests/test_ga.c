@@ -1025,9 +1025,9 @@ static void ga_history_free(ga_history *h) {
 static int ga_history_take(const ck_device *device, const ck_ga_config *config,
                            size_t limit, ga_history *h) {
   memset(h, 0, sizeof *h);
-  ck__history_limit_override = limit;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, limit));
   ck_ga *ga = create(device, config);
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   if (!ga)
     return 0;
   const double *part[4] = {NULL};
@@ -1136,9 +1136,9 @@ static void bounded_history(const ck_device *device) {
   ck_result result = {0};
   char *text[2] = {NULL, NULL};
   for (int k = 0; k < 2; ++k) {
-    ck__history_limit_override = k ? LIMIT : 0;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, k ? LIMIT : 0));
     CHECK_OK(test_workload_run(workload, device, params, 7, &options, &result));
-    ck__history_limit_override = 0;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
     text[k] = test_read_file(path, NULL);
   }
   CHECK(text[0] && text[1] && strcmp(text[0], text[1]) != 0 &&
@@ -2273,9 +2273,9 @@ static void spread_copies(const ck_device *ref) {
       int taken = 0;
       memset(ends, 0, sizeof ends);
       for (int copies = 0; copies < 2; ++copies) {
-        ck__peer_ref_for_tests = copies;
+        CHECK_OK(ck__test_control(CK__TEST_PEER_REF, copies));
         ck_ga *ga = spread_ga(&spread, &c);
-        ck__peer_ref_for_tests = 0;
+        CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
         if (!ga)
           break;
         CHECK_MSG(ck__ga_spread_on_devices(ga) == copies,

@@ -2433,9 +2433,9 @@ static void bounded_samples(const ck_workload *w, const ck_device *ref) {
                          {"blocks", "4"}};
     static const size_t limits[] = {0, 128, 8};
     for (int run = 0; run < 3; ++run) {
-      ck__history_limit_override = limits[run];
+      CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, limits[run]));
       CHECK_OK(run_workload(w, ref, params, 5, &result[run]));
-      ck__history_limit_override = 0;
+      CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
     }
     double samples[3] = {NAN, NAN, NAN};
     for (int run = 0; run < 3; ++run)
@@ -3812,7 +3812,7 @@ static void write_cluster(const char *name, double vy, char *path) {
  * the energy and momentum are one device's. Then over a grid of 4 x 2
  * boxes (8 members, which slabs do not fit), the cluster moving across a
  * corner, each member's outbox starting at 4 entries a side and its
- * slots 4 past its particles (ck__gas_room_for_tests): outboxes, inboxes
+ * slots 4 past its particles (CK__TEST_GAS_ROOM): outboxes, inboxes
  * and members grow as it comes, in both stages, and the run stays one
  * device's.
  */
@@ -3829,9 +3829,9 @@ static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
     c.xyz_path = path;
     c.neighbors = mode ? CK_GAS_VERLET : CK_GAS_CELLS;
     ck_gas *alone = make(ref, &c, 0);
-    ck__gas_room_for_tests = grid ? 4 : 0;
+    CHECK_OK(ck__test_control(CK__TEST_GAS_ROOM, grid ? 4 : 0));
     ck_gas *gas = make_spread(devices, grid ? 8 : ocl ? 2 : 1, NULL, &c);
-    ck__gas_room_for_tests = 0;
+    CHECK_OK(ck__test_control(CK__TEST_GAS_ROOM, 0));
     if (!alone || !gas) {
       ck_gas_destroy(alone);
       ck_gas_destroy(gas);
@@ -3861,7 +3861,7 @@ static void spread_cluster(const ck_device *ref, const ck_device *ocl) {
  * Resident steps (ref's members copying through the runtime's switch for
  * tests, as CUDA members pull): the dense cluster of spread_cluster
  * crossing a border, each member's outbox sized by the test's knob
- * (ck__gas_room_for_tests) to a few entries past the most a region last
+ * (CK__TEST_GAS_ROOM) to a few entries past the most a region last
  * held. With 24 to spare the outboxes are made again as the cluster
  * comes, the run is one device's and every id survives (the census of
  * each observation); with 1 to spare an outbox overflows in a step, and
@@ -3919,11 +3919,11 @@ static void spread_resident_room(const ck_device *ref) {
     ck_gas_config_init(&c);
     c.xyz_path = path;
     ck_gas *alone = make(ref, &c, 0);
-    ck__peer_ref_for_tests = 1;
-    ck__gas_room_for_tests = (uint32_t)spare;
+    CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 1));
+    CHECK_OK(ck__test_control(CK__TEST_GAS_ROOM, (uint32_t)spare));
     ck_gas *gas = make_spread(pair, 2, equal, &c);
-    ck__gas_room_for_tests = 0;
-    ck__peer_ref_for_tests = 0;
+    CHECK_OK(ck__test_control(CK__TEST_GAS_ROOM, 0));
+    CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
     if (!alone || !gas) {
       ck_gas_destroy(alone);
       ck_gas_destroy(gas);
@@ -4077,9 +4077,9 @@ static void spread_copies(const ck_device *ref) {
     size_t changed[2] = {0, 0};
     int taken = 0;
     for (int copies = 0; copies < 2; ++copies) {
-      ck__peer_ref_for_tests = copies;
+      CHECK_OK(ck__test_control(CK__TEST_PEER_REF, copies));
       ck_gas *gas = make_spread(trio, members, equal, &c);
-      ck__peer_ref_for_tests = 0;
+      CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
       if (!gas)
         break;
       int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));
@@ -4178,9 +4178,9 @@ static void spread_two_slabs(const ck_device *ref) {
     ck_gas_config_init(&c);
     c.xyz_path = path;
     c.neighbors = variant < 2 ? CK_GAS_VERLET : CK_GAS_CELLS;
-    ck__peer_ref_for_tests = variant % 2;
+    CHECK_OK(ck__test_control(CK__TEST_PEER_REF, variant % 2));
     ck_gas *gas = make_spread(trio, 3, equal, &c);
-    ck__peer_ref_for_tests = 0;
+    CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
     if (!gas)
       continue;
     CHECK(ck__gas_spread_on_devices(ck__gas_spread_of(gas)) == variant % 2);

@@ -6,9 +6,14 @@
  * stride) (average mode), with the sum of every push kept; the watch finds
  * the exact push that met a target, also between the entries kept, and a
  * history ended there holds the entries up to it; rows pushed in batches
- * make the same history.
+ * make the same history; a call against the contract (no parts, a
+ * column past the row) stops at an assert where asserts are built in.
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "framework/history.h"
@@ -65,9 +70,9 @@ static void fill(ck__history_mode mode, size_t limit, uint64_t pushes) {
   static const size_t widths[] = {1, 3};
   ck__history history;
   double row[4], sum[4] = {0};
-  ck__history_limit_override = limit;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, limit));
   CHECK_OK(ck__history_init(&history, mode, 2, widths, "test rows"));
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   CHECK(history.row_width == 4);
   CHECK(ck__history_latest(&history) == NULL);
   size_t over = 0;
@@ -155,11 +160,11 @@ static void limits(void) {
   CHECK_OK(ck__history_init(&history, CK__HISTORY_SAMPLE, 4, wide, "x"));
   CHECK(history.limit == 64);
   ck__history_free(&history);
-  ck__history_limit_override = 7;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 7));
   CHECK_OK(ck__history_init(&history, CK__HISTORY_AVERAGE, 1, &one, "x"));
   CHECK(history.limit == 6);
   ck__history_free(&history);
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   /* A zeroed history frees as a no-op. */
   memset(&history, 0, sizeof history);
   ck__history_free(&history);
@@ -169,9 +174,9 @@ static void limits(void) {
 static void reserve(void) {
   static const size_t one = 1;
   ck__history history;
-  ck__history_limit_override = 5000;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 5000));
   CHECK_OK(ck__history_init(&history, CK__HISTORY_SAMPLE, 1, &one, "x"));
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   CHECK_OK(ck__history_reserve(&history, 3000));
   CHECK(history.allocated >= 3000 && history.allocated <= 5000);
   const double *entries = history.entries[0];
@@ -194,10 +199,10 @@ static void batches(void) {
   enum { ROWS = 1000, BATCH = 37 };
   for (int mode = 0; mode < 2; ++mode) {
     ck__history one, many;
-    ck__history_limit_override = 8;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 8));
     CHECK_OK(ck__history_init(&one, (ck__history_mode)mode, 2, widths, "x"));
     CHECK_OK(ck__history_init(&many, (ck__history_mode)mode, 2, widths, "x"));
-    ck__history_limit_override = 0;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
     double rows[BATCH * 3];
     for (uint64_t i = 0; i < ROWS; i += BATCH) {
       size_t count = ROWS - i < BATCH ? (size_t)(ROWS - i) : BATCH;
@@ -237,9 +242,9 @@ static void watch(void) {
   static const size_t one = 1;
   ck__history history;
   uint64_t push = 0;
-  ck__history_limit_override = 8;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 8));
   CHECK_OK(ck__history_init(&history, CK__HISTORY_SAMPLE, 1, &one, "x"));
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   push_falling(&history, 10);
   /* Push 37 is the first at or below 963.5, between kept entries. */
   ck__history_watch(&history, 0, 963.5, 9);
@@ -276,6 +281,54 @@ static void watch(void) {
   ck__history_free(&history);
 }
 
+/* How a child that makes call ends: 1 where SIGABRT ended it (a failed
+ * assert), 0 where it returned, -1 where it could not run. */
+static int aborts(void (*call)(void)) {
+  pid_t child = fork();
+  if (child < 0)
+    return -1;
+  if (child == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+      dup2(null, STDERR_FILENO); /* the assert's own message */
+    call();
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child)
+    return -1;
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT ? 1 : 0;
+}
+
+static void init_without_parts(void) {
+  ck__history history;
+  static const size_t width[] = {1};
+  ck__history_init(&history, CK__HISTORY_SAMPLE, 0, width, "none");
+  ck__history_free(&history);
+}
+
+static void watch_past_the_row(void) {
+  ck__history history;
+  static const size_t width[] = {2};
+  if (ck__history_init(&history, CK__HISTORY_SAMPLE, 1, width, "two") != CK_OK)
+    return;
+  ck__history_watch(&history, 2, 0, 0);
+  ck__history_free(&history);
+}
+
+/* The contract is asserted in a debug build; a release build (NDEBUG)
+ * leaves the asserts out, and such calls are the caller's fault. */
+static void contract(void) {
+#ifdef NDEBUG
+  printf("contract: not checked, asserts are left out (NDEBUG)\n");
+#else
+  int got = aborts(init_without_parts);
+  CHECK_MSG(got == 1, "init with no parts: %d, not 1 (an assert)", got);
+  got = aborts(watch_past_the_row);
+  CHECK_MSG(got == 1, "a watch past the row: %d, not 1 (an assert)", got);
+#endif
+}
+
 int main(void) {
   below_limit();
   past_limit();
@@ -283,5 +336,6 @@ int main(void) {
   reserve();
   batches();
   watch();
+  contract();
   return CHECK_DONE();
 }

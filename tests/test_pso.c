@@ -237,9 +237,9 @@ static void bounded_history(const ck_device *device) {
   const double *history = NULL;
   size_t kept = 0;
   uint64_t stride = 0;
-  ck__history_limit_override = LIMIT;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, LIMIT));
   ck_pso *pso = create(device, &c);
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   if (pso) {
     CHECK_OK(ck_pso_run(pso, &report));
     CHECK_OK(ck_pso_get_history(pso, &history, &kept));
@@ -267,9 +267,9 @@ static void bounded_history(const ck_device *device) {
   aimed.max_iterations = 0;
   aimed.has_target = 1;
   aimed.target = full[met];
-  ck__history_limit_override = LIMIT;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, LIMIT));
   pso = met ? create(device, &aimed) : NULL;
-  ck__history_limit_override = 0;
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
   if (pso) {
     CHECK_OK(ck_pso_run(pso, &report));
     CHECK_OK(ck_pso_get_history(pso, &history, &kept));
@@ -303,9 +303,9 @@ static void bounded_history(const ck_device *device) {
   size_t rows = 0;
   uint64_t last = 0;
   for (int bounded = 0; bounded < 2; ++bounded) {
-    ck__history_limit_override = bounded ? LIMIT : 0;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, bounded ? LIMIT : 0));
     CHECK_OK(test_workload_run(workload, device, params, 5, &options, &result));
-    ck__history_limit_override = 0;
+    CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 0));
     check_trace(path, full, count, bounded ? 32 : 1, &rows, &last);
     CHECK_MSG(rows == (bounded ? ITERATIONS / 32 + 1 : count) &&
                   last == (bounded ? ITERATIONS / 32 * 32 : ITERATIONS),

@@ -737,7 +737,7 @@ static void ref_peers(const ck_device *ref, const ck_device *other) {
   ck__peer *peer = (ck__peer *)&peer;
   CHECK_OK(ck__peer_open(ref, ref, &peer));
   CHECK_MSG(peer == NULL, "ref copies without the tests' switch");
-  ck__peer_ref_for_tests = 1;
+  CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 1));
   if (other) {
     CHECK_OK(ck__peer_open(ref, other, &peer));
     CHECK_MSG(peer == NULL, "copies from ref to %s", other->id);
@@ -778,7 +778,7 @@ static void ref_peers(const ck_device *ref, const ck_device *other) {
   CHECK(ck__peer_copy(peer, from, destination, 0, from, source, 0, 8) ==
         CK_ERROR_INVALID_ARGUMENT);
 done:
-  ck__peer_ref_for_tests = 0;
+  CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
   ck__peer_close(peer);
   ck_buffer_destroy(source);
   ck_buffer_destroy(destination);

@@ -197,14 +197,14 @@ static void refused_thread(void) {
   if (!begin(4, &run))
     return;
   failing f = {0};
-  ck__spread_thread_fails = 2;
+  CHECK_OK(ck__test_control(CK__TEST_SPREAD_THREAD_FAILS, 2));
   ck_status status = ck__spread_each(&run, fail_some, &f);
   CHECK_MSG(status == CK_ERROR_OUT_OF_MEMORY &&
                 strstr(last_message(), "member 2 (ref2) failed: cannot "
                                        "start a host thread"),
             "status %d: \"%s\"", (int)status, last_message());
   CHECK(atomic_load(&f.ran) == 0);
-  CHECK(ck__spread_thread_fails == 0);
+  CHECK(ck__test_value(CK__TEST_SPREAD_THREAD_FAILS) == 0);
   CHECK_OK(ck__spread_each(&run, fail_some, &f));
   CHECK(atomic_load(&f.ran) == 4);
   ck__spread_end(&run);
@@ -212,7 +212,7 @@ static void refused_thread(void) {
   /* Refused at once, then ended with one worker made. */
   if (!begin(4, &run))
     return;
-  ck__spread_thread_fails = 2;
+  CHECK_OK(ck__test_control(CK__TEST_SPREAD_THREAD_FAILS, 2));
   CHECK(ck__spread_each(&run, fail_some, &f) == CK_ERROR_OUT_OF_MEMORY);
   ck__spread_end(&run);
   CHECK(run.crew == NULL && run.exchange == NULL);

@@ -1,12 +1,14 @@
 /*
  * test_status - status names, the thread-local last error, results as
  * JSON (also under a caller's locale with a decimal comma), the library
- * version and workload parameter validation.
+ * version, workload parameter validation and the test hooks.
  */
 #include "check.h"
 #include "test_support.h"
+#include "util/util.h"
 
 #include <float.h>
+#include <limits.h>
 #include <locale.h>
 #include <pthread.h>
 
@@ -248,6 +250,54 @@ static void check_thread_local(void) {
                 !strstr(report.message, "nope"),
             "other thread sees: %s", report.message);
   CHECK(ck_error_get_last(&message) == CK_ERROR_INVALID_ARGUMENT);
+  ck_error_clear();
+}
+
+/* The test hooks: a thread's hook is its own, a process's hook is every
+ * thread's, and what a hook cannot take is refused with its name. */
+typedef struct hook_report {
+  size_t thread_hook, process_hook;
+} hook_report;
+
+static void *hook_thread(void *argument) {
+  hook_report *report = argument;
+  report->thread_hook = ck__test_value(CK__TEST_SPREAD_THREAD_FAILS);
+  report->process_hook = ck__test_value(CK__TEST_HISTORY_LIMIT);
+  /* Setting its own leaves the main thread's as it was. */
+  ck__test_control(CK__TEST_SPREAD_THREAD_FAILS, 9);
+  return NULL;
+}
+
+static void check_test_control(void) {
+  for (int op = 0; op < CK__TEST_OPS; ++op)
+    CHECK_MSG(ck__test_value((ck__test_op)op) == 0, "hook %d starts at %zu",
+              op, ck__test_value((ck__test_op)op));
+  CHECK_OK(ck__test_control(CK__TEST_SPREAD_THREAD_FAILS, 3));
+  CHECK_OK(ck__test_control(CK__TEST_HISTORY_LIMIT, 12));
+  CHECK(ck__test_value(CK__TEST_SPREAD_THREAD_FAILS) == 3);
+  CHECK(ck__test_value(CK__TEST_HISTORY_LIMIT) == 12);
+  hook_report report = {99, 99};
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, hook_thread, &report) == 0) {
+    pthread_join(thread, NULL);
+    CHECK_MSG(report.thread_hook == 0, "another thread sees %zu",
+              report.thread_hook);
+    CHECK_MSG(report.process_hook == 12, "another thread sees %zu",
+              report.process_hook);
+    CHECK(ck__test_value(CK__TEST_SPREAD_THREAD_FAILS) == 3);
+  } else {
+    CHECK_MSG(0, "pthread_create failed");
+  }
+  CHECK_INVALID(ck__test_control(CK__TEST_PEER_REF, 2), "CK__TEST_PEER_REF");
+  CHECK_INVALID(ck__test_control(CK__TEST_CUDA_LOAD_FAILS, (size_t)INT_MAX + 1),
+                "CK__TEST_CUDA_LOAD_FAILS takes at most");
+  CHECK_INVALID(ck__test_control(CK__TEST_OPS, 1), "operation");
+  CHECK_INVALID(ck__test_control((ck__test_op)-1, 1), "operation -1");
+  CHECK(ck__test_value(CK__TEST_PEER_REF) == 0);
+  CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 1));
+  CHECK(ck__test_value(CK__TEST_PEER_REF) == 1);
+  for (int op = 0; op < CK__TEST_OPS; ++op)
+    CHECK_OK(ck__test_control((ck__test_op)op, 0));
   ck_error_clear();
 }
 
@@ -1003,6 +1053,7 @@ int main(void) {
   check_status_messages();
   check_last_error();
   check_thread_local();
+  check_test_control();
   check_result_json();
   check_result_json_owned();
   check_caller_locale();

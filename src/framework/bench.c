@@ -3,6 +3,7 @@
  * beside the workload), the rung a device starts at, the growth rule,
  * a run's size in words and its cost by the workload's model.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ static ck_status check_rung(const char *function, unsigned rung) {
 }
 
 static size_t rung_count(const ck_param *rung) {
+  assert(rung);
   size_t count = 0;
   while (rung[count].name)
     ++count;
@@ -96,6 +98,7 @@ ck_status ck_bench_first_rung(const ck_device *device, unsigned *rung,
 
 double ck__param_number(const ck_param *params, size_t count, const char *name,
                         double fallback) {
+  assert(name && (params || count == 0));
   const char *text = ck__param_find(params, count, name);
   double value = 0;
   if (!text || !ck__parse_decimal(text, text + strlen(text), &value))
@@ -108,6 +111,8 @@ double ck__param_number(const ck_param *params, size_t count, const char *name,
 static ck_status rung_fits(const ck__bench *bench, unsigned rung,
                            const ck_param *extra, size_t count,
                            const ck_device *device, int *fits) {
+  assert(bench && bench->footprint && rung < CK_BENCH_RUNGS);
+  assert(device && fits && (extra || count == 0));
   size_t own = rung_count(bench->rungs[rung]);
   ck_param *merged = malloc((own + count + 1) * sizeof *merged);
   if (!merged)
@@ -175,6 +180,7 @@ ck_status ck_bench_next_rung(const ck_workload *workload, unsigned rung,
 }
 
 const char *ck__result_option_text(const ck_result *result, const char *name) {
+  assert(result && name);
   for (size_t i = 0; result->options && i < result->option_count; ++i)
     if (result->options[i].name && strcmp(result->options[i].name, name) == 0)
       return result->options[i].value;
@@ -183,6 +189,7 @@ const char *ck__result_option_text(const ck_result *result, const char *name) {
 
 ck_status ck__result_value(const ck_result *result, const char *name,
                            double *value) {
+  assert(result && name && value);
   for (size_t i = 0; i < result->metric_count; ++i)
     if (strcmp(result->metrics[i].name, name) == 0) {
       *value = result->metrics[i].value;
@@ -194,6 +201,7 @@ ck_status ck__result_value(const ck_result *result, const char *name,
 
 ck_status ck__result_values(const ck_result *result, const char *const *names,
                             double *values) {
+  assert(result && names && values);
   for (size_t i = 0; names[i]; ++i) {
     ck_status status = ck__result_value(result, names[i], &values[i]);
     if (status != CK_OK)

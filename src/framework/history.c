@@ -3,10 +3,9 @@
  */
 #include "framework/history.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-size_t ck__history_limit_override = 0;
 
 enum {
   HISTORY_BYTES = 64 << 20, /* the entries of all parts together */
@@ -17,6 +16,9 @@ enum {
 ck_status ck__history_init(ck__history *history, ck__history_mode mode,
                            size_t parts, const size_t *width,
                            const char *what) {
+  assert(history && width && what);
+  assert(parts >= 1 && parts <= CK__HISTORY_PARTS);
+  assert(mode == CK__HISTORY_SAMPLE || mode == CK__HISTORY_AVERAGE);
   memset(history, 0, sizeof *history);
   history->mode = mode;
   history->what = what;
@@ -24,9 +26,10 @@ ck_status ck__history_init(ck__history *history, ck__history_mode mode,
   history->stride = 1;
   for (size_t p = 0; p < parts; ++p) {
     history->width[p] = width[p];
+    assert(width[p] >= 1);
     history->row_width += width[p];
   }
-  size_t limit = ck__history_limit_override;
+  size_t limit = ck__test_value(CK__TEST_HISTORY_LIMIT);
   if (!limit) {
     limit = HISTORY_BYTES / (history->row_width * sizeof(double));
     limit = limit < LEAST_LIMIT ? LEAST_LIMIT : limit;
@@ -47,6 +50,7 @@ ck_status ck__history_init(ck__history *history, ck__history_mode mode,
 }
 
 void ck__history_free(ck__history *history) {
+  assert(history && history->parts <= CK__HISTORY_PARTS);
   for (size_t p = 0; p < history->parts; ++p)
     free(history->entries[p]);
   free(history->latest);
@@ -54,6 +58,7 @@ void ck__history_free(ck__history *history) {
 }
 
 ck_status ck__history_reserve(ck__history *history, uint64_t pushes) {
+  assert(history && history->count <= history->limit);
   /* A push adds at most one entry, and none past the limit. */
   size_t room = history->limit - history->count;
   size_t needed = history->count + (pushes < room ? (size_t)pushes : room);
@@ -82,6 +87,7 @@ ck_status ck__history_reserve(ck__history *history, uint64_t pushes) {
  * stride: every other entry kept, or each pair's mean. Entry j is written
  * after entries 2j and 2j + 1 are read, and no later entry reads it. */
 static void thin(ck__history *history) {
+  assert(history->count == history->limit && history->count % 2 == 0);
   size_t half = history->count / 2;
   for (size_t p = 0; p < history->parts; ++p) {
     size_t width = history->width[p];
@@ -155,12 +161,14 @@ static void push_one(ck__history *history, const double *row) {
 
 ck_status ck__history_push_rows(ck__history *history, const double *rows,
                                 size_t count) {
+  assert(history && (rows || count == 0));
   if (count == 0)
     return CK_OK;
   ck_status status = ck__history_reserve(history, count);
   if (status)
     return status;
   size_t width = history->row_width;
+  assert(width >= 1 && history->latest); /* made by ck__history_init */
   for (size_t i = 0; i < count; ++i)
     push_one(history, rows + i * width);
   memcpy(history->latest, rows + (count - 1) * width,
@@ -184,6 +192,8 @@ const double *ck__history_latest(const ck__history *history) {
 
 void ck__history_watch(ck__history *history, size_t column, double target,
                        uint64_t from) {
+  assert(history && column < history->row_width);
+  assert(!history->pushed || from >= history->pushed - 1);
   history->watching = 1;
   history->met = 0;
   history->watch_column = column;
@@ -194,6 +204,7 @@ void ck__history_watch(ck__history *history, size_t column, double target,
 }
 
 int ck__history_met(const ck__history *history, uint64_t *push) {
+  assert(history && push);
   if (history->met)
     *push = history->met_push;
   return history->met;

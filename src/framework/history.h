@@ -52,13 +52,6 @@ typedef struct ck__history {
   uint64_t watch_from, met_push;
 } ck__history;
 
-/* The most entries a history holds, when not 0 (made even, and at least
- * 2): tests set a small number before creating what keeps a history, to
- * reach the bound without a long run; the library never sets it. 0 (the
- * default): as many as fit in 64 MiB, and at least 64. Read by
- * ck__history_init. */
-extern size_t ck__history_limit_override;
-
 /*
  * Takes a zeroed or unused history, a mode, 1 to CK__HISTORY_PARTS part
  * widths (each at least 1), and what it holds for messages (a string that

@@ -1,4 +1,5 @@
 /* json.c - results as JSON objects, with the same keys across workloads. */
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@ typedef ck__text_buffer json_text;
 static void put(json_text *text, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 static void put(json_text *text, const char *format, ...) {
+  assert(text && format);
   va_list args;
   va_start(args, format);
   ck__text_vput(text, format, args);
@@ -22,6 +24,7 @@ static void put(json_text *text, const char *format, ...) {
 /* value, up to its NUL or its field's `capacity` bytes: a result is the
  * caller's, and a field without its NUL must not be read past. */
 static void put_string(json_text *text, const char *value, size_t capacity) {
+  assert(text && value);
   put(text, "\"");
   const unsigned char *end = (const unsigned char *)value + capacity;
   for (const unsigned char *c = (const unsigned char *)value; c < end && *c;
@@ -50,6 +53,7 @@ static void put_number(json_text *text, double value) {
  * an optional fraction and exponent ("1e3" is one; ".5", "+1", "007" and
  * "1." are not). */
 static int is_json_number(const char *text) {
+  assert(text);
   const char *c = text;
   if (*c == '-')
     ++c;
@@ -100,6 +104,7 @@ static void put_option(json_text *text, const ck_option *option,
 /* The workload's row for an option of a result, or NULL (a result filled
  * by its caller may name any workload and option). */
 static const ck_option *find_option(const ck_result *result, const char *name) {
+  assert(result); /* checked by result_json */
   const ck_workload *workload = NULL;
   const ck_option *options = NULL;
   if (!name || ck_workload_find(result->workload, &workload) != CK_OK ||

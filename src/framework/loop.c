@@ -4,6 +4,7 @@
  * stop of the driver's own), reading the device between chunks of steps
  * and reporting progress.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ static ck_stop rule_holding(const ck__loop_rules *rules,
                             const ck__loop_reading *reading, int limited,
                             uint64_t limit, ck_stop limit_rule, uint64_t steps,
                             double elapsed, int limit_first) {
+  assert(rules && reading);
   int late = rules->max_seconds > 0 && elapsed >= rules->max_seconds;
   int spent = limited && steps >= limit;
   if (reading->stop)
@@ -62,6 +64,7 @@ static ck_status report(const ck__loop_rules *rules,
 static ck_status read_device(const ck__loop_rules *rules,
                              const ck__loop_driver *driver, uint64_t steps,
                              double started, ck__loop_reading *reading) {
+  assert(rules && driver && reading);
   ck_status status =
       driver->read ? driver->read(driver->self, steps, reading) : CK_OK;
   if (status == CK_OK && rules->timeline) {
@@ -76,6 +79,12 @@ ck_status ck__loop_run(const ck__loop_rules *rules,
                        const ck__loop_driver *driver,
                        ck__loop_outcome *outcome) {
   ck_status status = CK_OK;
+  assert(rules && driver && driver->step && outcome);
+  assert(rules->shape == CK__LOOP_CHUNKS || rules->shape == CK__LOOP_STEPWISE ||
+         rules->shape == CK__LOOP_SCHEDULE);
+  /* Evaluations are counted by the step, and a cancel has its message. */
+  assert(!rules->max_evaluations || rules->per_step >= 1);
+  assert(!rules->progress || rules->cancelled);
   memset(outcome, 0, sizeof *outcome);
   int stepwise = rules->shape == CK__LOOP_STEPWISE;
   /* The step limit, if any, and the rule it comes from. 0 is a limit here
@@ -163,6 +172,7 @@ fail:
 
 void ck__loop_read_history(const ck__history *history, uint64_t steps,
                            ck__loop_reading *reading) {
+  assert(history && reading);
   reading->met = ck__history_met(history, &reading->met_step);
   /* Column 0 of a row is the best of its step; the run's best is the
    * least of them read after a step. */

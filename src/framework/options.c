@@ -2,6 +2,7 @@
  * options.c - reading a workload's options: the parameter helpers every
  * workload uses, and the number readers behind them.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "framework/framework.h"
 
 ck_status ck__option_suggest(const ck__option *options, const char *name) {
+  assert(options && name);
   ck__nearest nearest;
   ck__nearest_begin(&nearest, name);
   for (const ck__option *option = options; option->name; ++option)
@@ -21,6 +23,7 @@ ck_status ck__option_suggest(const ck__option *options, const char *name) {
 
 const char *ck__param_find(const ck_param *params, size_t count,
                            const char *name) {
+  assert(name && (params || count == 0));
   const char *value = NULL;
   for (size_t i = 0; i < count; ++i)
     if (params[i].name && strcmp(params[i].name, name) == 0)
@@ -32,6 +35,7 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
                                 const char *const *reads,
                                 const char *const *writes,
                                 const char *replacing, const char *replaced) {
+  assert(reads && writes && (!replacing || replaced));
   for (size_t w = 0; writes[w]; ++w) {
     int replaces = replacing && strcmp(writes[w], replacing) == 0;
     const char *written = ck__param_find(params, count, writes[w]);
@@ -81,6 +85,7 @@ ck_status ck__param_files_apart(const ck_param *params, size_t count,
 
 ck_status ck__param_parts(const ck_param *params, size_t count,
                           const ck__option_part *parts, size_t part_count) {
+  assert(parts || part_count == 0);
   for (size_t i = 0; i < part_count; ++i)
     if (parts[i].missing && ck__param_find(params, count, parts[i].option))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -101,6 +106,7 @@ ck_status ck__param_not_spread(const ck_param *params, size_t count,
 }
 
 int ck__parse_decimal(const char *begin, const char *end, double *value) {
+  assert(begin && end && begin <= end && value);
   char copy[64];
   size_t length = (size_t)(end - begin);
   if (length == 0)
@@ -131,6 +137,7 @@ int ck__parse_decimal(const char *begin, const char *end, double *value) {
 
 int ck__parse_two_fields(const char *text, const char *prefix,
                          const char **first, const char **second) {
+  assert(text && prefix && first && second);
   size_t length = strlen(prefix);
   if (strncmp(text, prefix, length) != 0)
     return 0;
@@ -144,6 +151,7 @@ int ck__parse_two_fields(const char *text, const char *prefix,
 
 int ck__parse_whole(const char *begin, const char *end, long long minimum,
                     long long maximum, long long *value) {
+  assert(value);
   double parsed = 0; /* 1e6 as well as 1000000 */
   if (!ck__parse_decimal(begin, end, &parsed) || parsed != floor(parsed))
     return 0;
@@ -159,6 +167,7 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
                             const char *name, long long fallback,
                             long long minimum, long long maximum,
                             long long *value) {
+  assert(name && value);
   const char *text = ck__param_find(params, count, name);
   if (!text) {
     *value = fallback;
@@ -179,6 +188,7 @@ ck_status ck__param_integer(const ck_param *params, size_t count,
 ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
                          double fallback, double minimum, double maximum,
                          double *value) {
+  assert(name && value);
   const char *text = ck__param_find(params, count, name);
   if (!text) {
     *value = fallback;
@@ -243,6 +253,7 @@ ck_status ck__fail_word(const char *option, const char *config,
 
 static ck_status read_field(const ck__option *option, const char *text,
                             void *job) {
+  assert(option && option->field && text && job);
   const ck__field *field = option->field;
   double value = 0;
   job = (char *)job + option->base;
@@ -285,6 +296,7 @@ static ck_status read_field(const ck__option *option, const char *text,
 
 ck_status ck__options_read(const ck__option *options, const ck_param *params,
                            size_t count, void *job) {
+  assert(options && (params || count == 0));
   for (const ck__option *option = options; option->name; ++option) {
     const char *text = ck__param_find(params, count, option->name);
     ck_status status = CK_OK;
@@ -316,6 +328,7 @@ static const ck__option *option_of_field(const ck__option *options,
 
 const ck__option *ck__option_of_field(const ck__option *options,
                                       const char *config, const char *name) {
+  assert(options && config && name);
   return option_of_field(options, config, strlen(config), name, strlen(name));
 }
 

@@ -8,6 +8,7 @@
  */
 #include "framework/plot.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -73,6 +74,7 @@ typedef struct painter {
 #define PNG_SCALE 2u
 
 static double text_width(const painter *p, const char *text, text_role role) {
+  assert(p && text && role <= ROLE_LEGEND);
   if (!p->svg)
     return ck__canvas_text_width(text, PNG_SCALE) + (role == ROLE_TITLE);
   /* Sans-serif averages about 0.6 of its size a character (bold more). */
@@ -109,6 +111,7 @@ static const uint8_t *role_colour(text_role role) {
  * horizontally on x, running upwards. */
 static void draw_text(painter *p, double x, double y, const char *text,
                       text_role role, anchor where, int vertical) {
+  assert(p && text && role <= ROLE_LEGEND && where <= ANCHOR_END);
   const uint8_t *rgb = role_colour(role);
   if (p->svg) {
     static const char *const anchors[] = {"start", "middle", "end"};
@@ -162,6 +165,7 @@ static void draw_line(painter *p, double x0, double y0, double x1, double y1,
 /* A series' line through count points (x, y pairs in xy). */
 static void draw_series(painter *p, const double *xy, size_t count,
                         const uint8_t rgb[3], const ck__plot_series *series) {
+  assert(p && (xy || count == 0) && rgb && series);
   if (p->svg) {
     ck__text_put(&p->text,
                  "<polyline class=\"series\" fill=\"none\" stroke=\"");
@@ -331,12 +335,14 @@ typedef struct chart {
 } chart;
 
 static double value_at(const double *values, size_t stride, size_t i) {
+  assert(values);
   return values[i * (stride ? stride : 1)];
 }
 
 /* The series into panels by their axes. */
 static ck_status group(chart *c) {
   const ck__plot *plot = c->plot;
+  assert(plot && c->panel_count == 0);
   if (plot->series_count < 1 || plot->series_count > CK__PLOT_MAX_SERIES)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck__plot_write: %zu series; a chart draws 1 to %d",
@@ -434,6 +440,7 @@ static void top_ticks(chart *c, const painter *p) {
 /* text cut with "…" to at most room pixels. */
 static void fit_text(const painter *p, char *text, size_t size, double room,
                      text_role role) {
+  assert(text && size > strlen(text));
   size_t length = strlen(text);
   while (length > 0 && text_width(p, text, role) > room) {
     length = ck__text_utf8_cut(text, length - 1);
@@ -477,6 +484,7 @@ static ck_status lay_out(chart *c, const painter *p) {
   ck_status status = group(c);
   if (status)
     return status;
+  assert(c->panel_count >= 1 && c->panel_count <= CK__PLOT_MAX_PANELS);
   c->panel_height = panel_heights[c->panel_count - 1];
   double target = c->panel_height / 40 < 4 ? 4 : c->panel_height / 40;
   double widest_tick = 0, widest_name = 0;
@@ -545,6 +553,7 @@ static void draw_header(painter *p, const chart *c) {
 }
 
 static void draw_panel(painter *p, const chart *c, size_t index) {
+  assert(index < c->panel_count);
   const panel *panel = &c->panels[index];
   const scale *y = &panel->y;
   double top = y->to, bottom = y->from;
@@ -733,6 +742,7 @@ static int ends_in(const char *path, const char *ending) {
 
 ck_status ck__plot_option(const ck_param *params, size_t count,
                           const char **path) {
+  assert(path);
   *path = ck__param_find(params, count, "plot");
   if (!*path)
     return CK_OK;
@@ -754,6 +764,7 @@ ck_status ck__plot_option(const ck_param *params, size_t count,
 }
 
 ck_status ck__plot_write(const char *path, const ck__plot *plot) {
+  assert(path && plot);
   ck__c_locale locale = {0};
   ck_status status = ck__c_locale_enter(&locale, path);
   if (status)
@@ -765,6 +776,7 @@ ck_status ck__plot_write(const char *path, const ck__plot *plot) {
 }
 
 double ck__plot_timeline_seconds(const ck__history *timeline, double steps) {
+  assert(timeline && timeline->parts == 1 && timeline->width[0] == 2);
   const double *rows = timeline->entries[0];
   const double *latest = ck__history_latest(timeline);
   size_t count = timeline->count;

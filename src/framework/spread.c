@@ -30,6 +30,7 @@ ck_status ck_spread_has_mpi(int *has_mpi) {
 
 ck_status ck__spread_check_devices(const ck_device *devices, size_t count,
                                    size_t *repeated) {
+  assert((devices || count == 0) && repeated);
   for (size_t i = 0; i < count; ++i)
     for (size_t j = 0; j < i; ++j)
       if (strcmp(devices[i].id, devices[j].id) == 0) {
@@ -45,6 +46,7 @@ ck_status ck__spread_check_devices(const ck_device *devices, size_t count,
 static ck_status begin(const ck_spread *spread, const char *unit_name,
                        int shared, ck__spread_run *run) {
   ck_status status = CK_OK;
+  assert(spread && unit_name && run);
   memset(run, 0, sizeof *run);
   run->unit_name = unit_name;
   if (!spread->devices || spread->device_count == 0 ||
@@ -109,6 +111,7 @@ static int ascending(const void *a, const void *b) {
 
 void ck__spread_fractions(const double *weights, size_t count,
                           double *fractions) {
+  assert(fractions || count == 0);
   /* Scaled by the largest first, so that the sum cannot overflow; summed
    * in ascending order, so that a member's fraction is the same bits
    * wherever it stands among the others. */
@@ -146,6 +149,7 @@ static int claims_before(const double *quotas, const uint64_t *counts, size_t a,
 
 void ck__spread_apportion(const double *quotas, size_t count, uint64_t total,
                           uint64_t least, uint64_t *counts) {
+  assert(quotas && counts && count >= 1); /* member 0 claims first */
   uint64_t given = 0;
   for (size_t m = 0; m < count; ++m) {
     double floor_m = floor(quotas[m]);
@@ -179,6 +183,7 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
                           uint64_t total, uint64_t granule,
                           const double *speeds) {
   ck_status status = CK_OK;
+  assert(run && run->exchange && spread && run->local >= 1);
   size_t members = ck__exchange_members(run->exchange);
   size_t first = ck__exchange_first(run->exchange);
   double *weights = calloc(members, sizeof *weights);
@@ -243,6 +248,7 @@ typedef struct member_record {
 
 ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
   ck_status status = CK_OK;
+  assert(run && run->exchange && result);
   size_t members = ck__exchange_members(run->exchange);
   member_record local[CK_SPREAD_MAX_LOCAL];
   const void *pieces[CK_SPREAD_MAX_LOCAL];
@@ -297,6 +303,7 @@ fail:
 
 void ck__spread_verdict(const ck_result *result, double steps, char *line,
                         size_t capacity) {
+  assert(result && line && capacity > 0);
   line[0] = '\0';
   if (result->member_count < 2 || result->wall_s < 1 || steps <= 0 ||
       !(result->throughput > 0))
@@ -357,6 +364,7 @@ ck_status ck__spread_report_queues(ck__spread_run *run, ck_result *result) {
 ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
                              double *largest, size_t count) {
   ck_status status = CK_OK;
+  assert(run && run->exchange && mine && largest && count >= 1);
   size_t members = ck__exchange_members(run->exchange);
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   double *all = calloc(members * count, sizeof *all);
@@ -379,6 +387,7 @@ fail:
 void ck__spread_clock_start(ck__spread_clock *clock, ck__loop_rules *rules,
                             ck__loop_driver *driver,
                             uint64_t (*due)(void *self, uint64_t steps)) {
+  assert(clock && rules && driver && due);
   driver->due = rules->check_every ? NULL : due;
   if (!rules->check_every)
     rules->check_every = rules->max_chunk;
@@ -396,6 +405,7 @@ void ck__spread_clock_start(ck__spread_clock *clock, ck__loop_rules *rules,
 
 ck_status ck__spread_clock_read(ck__spread_run *run, ck__spread_clock *clock,
                                 uint64_t steps, ck__loop_reading *reading) {
+  assert(run && clock && reading);
   double now = ck__seconds();
   double mine[2] = {now - clock->started, 0}, slowest[2];
   if (steps > clock->read_steps)
@@ -422,6 +432,7 @@ ck_status ck__spread_clock_read(ck__spread_run *run, ck__spread_clock *clock,
 
 ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
                           void *context, uint64_t most, double *per_second) {
+  assert(step && most >= 1 && per_second);
   ck_status status = step(context, 1);
   double seconds = 0;
   uint64_t batch = 1;
@@ -457,8 +468,8 @@ ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
  *   (runtime/cache.c) and ck__session_running (runtime/session.c).
  * - The locale: a worker enters the C locale once, as a run's thread is.
  * - Held outputs (util/files.c) stay the caller's: fn writes no output.
- * - The CUDA backend's test switches (runtime/queue_cuda.c) stay with the
- *   thread that sets them: tests that use them drive one queue alone.
+ * - The thread's test hooks (ck__test_control) stay with the thread that
+ *   sets them: tests that use them drive one queue alone.
  */
 
 /* A waiting thread first spins on the processor, then yields it to any
@@ -468,8 +479,6 @@ ck_status ck__spread_time(ck_status (*step)(void *context, uint64_t count),
  * threads give their cores back soon. */
 #define SPINS_BEFORE_YIELD 64
 #define SPIN_SECONDS 50e-6
-
-_Thread_local size_t ck__spread_thread_fails;
 
 typedef struct crew_thread {
   ck__spread_crew *crew;
@@ -585,6 +594,7 @@ static ck_status run_timed(ck_status (*fn)(void *context, size_t member),
 /* Runs the phase for one member on this thread; a failure's message is
  * saved. */
 static void crew_run(ck__spread_crew *crew, size_t member) {
+  assert(crew && crew->fn && member < crew->local);
   ck_status status =
       run_timed(crew->fn, crew->context, member, crew->compute_s);
   crew->statuses[member] = status;
@@ -690,6 +700,7 @@ fail:
  * (CK_ERROR_OUT_OF_MEMORY), *member naming its member. Workers start with
  * every asynchronous signal blocked: the caller's threads take those. */
 static ck_status crew_start(ck__spread_crew *crew, size_t *member) {
+  assert(crew && member && !crew->in_turn && crew->local >= 2);
   sigset_t all, before;
   sigfillset(&all);
   static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP};
@@ -702,8 +713,8 @@ static ck_status crew_start(ck__spread_crew *crew, size_t *member) {
     thread->crew = crew;
     thread->member = crew->started + 1;
     thread->seen = atomic_load(&crew->generation);
-    if (ck__spread_thread_fails == thread->member) {
-      ck__spread_thread_fails = 0;
+    if (ck__test_value(CK__TEST_SPREAD_THREAD_FAILS) == thread->member) {
+      (void)ck__test_control(CK__TEST_SPREAD_THREAD_FAILS, 0);
       error = EAGAIN;
     } else {
       error = pthread_create(&thread->thread, NULL, crew_main, thread);
@@ -723,6 +734,8 @@ ck_status ck__spread_each(ck__spread_run *run,
                           ck_status (*fn)(void *context, size_t member),
                           void *context) {
   ck_status statuses[CK_SPREAD_MAX_LOCAL] = {CK_OK};
+  assert(run && run->exchange && fn);
+  assert(run->local >= 1 && run->local <= CK_SPREAD_MAX_LOCAL);
   if (run->local == 1) {
     statuses[0] = run_timed(fn, context, 0, run->compute_s);
     return ck__exchange_agree(run->exchange, statuses);
@@ -768,6 +781,7 @@ ck_status ck__spread_each(ck__spread_run *run,
 }
 
 void ck__spread_end(ck__spread_run *run) {
+  assert(run);
   crew_free(run->crew);
   ck__exchange_destroy(run->exchange);
   free(run->first);

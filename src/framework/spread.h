@@ -189,10 +189,6 @@ ck_status ck__spread_each(ck__spread_run *run,
  * calling thread: several local members under CLKIT_SPREAD_THREADS=0. */
 int ck__spread_in_turn(const ck__spread_run *run);
 
-/* For tests: when nonzero, the calling thread's next making of member
- * N's worker thread fails as if the system refused it; back to 0 then. */
-extern _Thread_local size_t ck__spread_thread_fails;
-
 /* Frees what the run holds, its threads joined; after any call or none,
  * failed or not. */
 void ck__spread_end(ck__spread_run *run);

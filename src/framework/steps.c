@@ -3,6 +3,7 @@
  * of its backend, or a native table with the base's steps where it names
  * none (see framework.h and docs/architecture.md).
  */
+#include <assert.h>
 #include <string.h>
 
 #include "framework/framework.h"
@@ -10,7 +11,9 @@
 const void *ck__steps_pick(const ck_device *device, const void *ref,
                            const void *opencl, const void *native, void *merged,
                            size_t size) {
+  assert(device && size % sizeof(ck__step_fn) == 0);
   const void *base = device->backend == CK_BACKEND_REF ? ref : opencl;
+  assert(base && (!native || merged));
   if (!native)
     return base;
   /* Entry by entry through memcpy: the bytes of each function pointer

@@ -2,6 +2,7 @@
  * workload.c - finding and listing workloads, results, single runs and the
  * device comparison.
  */
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -141,6 +142,7 @@ ck_status ck_workload_run_demo(const ck_workload *workload,
 
 void ck__result_metric(ck_result *result, const char *name, double value,
                        const char *unit) {
+  assert(result && name && result->metric_count <= CK_RESULT_MAX_METRICS);
   if (result->metric_count == CK_RESULT_MAX_METRICS)
     return;
   ck_metric *metric = &result->metrics[result->metric_count++];
@@ -150,6 +152,7 @@ void ck__result_metric(ck_result *result, const char *name, double value,
 }
 
 void ck__result_flag(ck_result *result, const char *name, int value) {
+  assert(result && name);
   if (result->metric_count == CK_RESULT_MAX_METRICS)
     return;
   ck__result_metric(result, name, value ? 1 : 0, "");
@@ -158,6 +161,7 @@ void ck__result_flag(ck_result *result, const char *name, int value) {
 
 ck_status ck__result_position(ck_result *result, const double *position,
                               size_t count) {
+  assert(result && (position || count == 0));
   double *copy = malloc((count ? count : 1) * sizeof *copy);
   if (!copy)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
@@ -175,6 +179,7 @@ ck_status ck__result_position(ck_result *result, const double *position,
 static const char unused_option[] = "";
 
 static void option_free(ck_param *option) {
+  assert(option);
   if (option->value != unused_option)
     free((char *)option->value);
   option->value = NULL;
@@ -182,6 +187,7 @@ static void option_free(ck_param *option) {
 
 ck_status ck__result_option(ck_result *result, const char *name,
                             const char *value) {
+  assert(result && name);
   for (size_t i = 0; i < result->option_count; ++i) {
     ck_param *option = &result->options[i];
     if (strcmp(option->name, name) != 0)
@@ -198,6 +204,7 @@ ck_status ck__result_option(ck_result *result, const char *name,
 }
 
 void ck__shortest_number(char *text, size_t size, double value) {
+  assert(text && size > 0);
   /* Whole numbers in full: 1000, not 1e+03. */
   if (value == floor(value) && fabs(value) < 1e15) {
     snprintf(text, size, "%.0f", value);
@@ -219,6 +226,7 @@ ck_status ck__result_option_number(ck_result *result, const char *name,
 
 ck_status ck__result_option_field(ck_result *result, const ck__option *option,
                                   const void *job) {
+  assert(result && option && option->field && job);
   const ck__field *field = option->field;
   const char *config = (const char *)job + option->base;
   if (field->type == CK__FIELD_TEXT) {
@@ -296,6 +304,7 @@ static void show_every_workload(void) {
 }
 
 const ck_option *ck__workload_options(const ck_workload *workload) {
+  assert(workload);
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, show_every_workload);
   return workload->shown;
@@ -319,6 +328,7 @@ ck_status ck_result_release(ck_result *result) {
 
 void ck__result_begin(ck_result *result, const char *workload,
                       const ck_device *device) {
+  assert(result && workload && device);
   memset(result, 0, sizeof *result);
   snprintf(result->workload, sizeof result->workload, "%s", workload);
   snprintf(result->device, sizeof result->device, "%s", device->id);
@@ -500,6 +510,7 @@ typedef struct current_run {
 /* The caller's progress callback, told which workload and device. */
 static int report_progress(void *user, const ck_progress *progress) {
   const current_run *run = user;
+  assert(run && run->caller->progress && progress);
   ck_progress named = *progress;
   named.workload = run->workload->name;
   named.device = run->device->id;
@@ -533,6 +544,7 @@ static void build_ended(void *user, const char *program, double seconds,
  * workload set (ck__result_option), else the caller's, else the
  * defaults; a flag is "1" or "0". */
 static ck_status options_begin(const ck_workload *workload, ck_result *result) {
+  assert(workload && workload->options && result && !result->options);
   size_t count = 0;
   while (workload->options[count].name)
     ++count;
@@ -576,6 +588,7 @@ static ck_status run_begun(const ck_workload *workload, const ck_device *device,
                            const ck_param *params, size_t count,
                            const ck_run_options *options, ck_result *result) {
   ck_status status;
+  assert(workload && device && result); /* checked by run_workload */
   ck_run_options defaults = {.seed = 1};
   if ((status = check_params("ck_workload_run", workload, params, count)) !=
       CK_OK)

@@ -408,16 +408,6 @@ uint64_t ck__gas_spread_steps(const ck__gas_spread *spread);
 int ck__gas_spread_on_devices(const ck__gas_spread *spread);
 /* The steps taken resident (cells mode without the host), in all. */
 uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *spread);
-/* For tests: where not 0 while a spread is made (ck__gas_spread_begin),
- * it sizes each member's outbox for resident steps to exactly this many
- * entries past the most a region last held, smaller or larger; and each
- * member starts with an outbox of this many entries a side, and this
- * many slots past its particles, which grow as they must. */
-extern _Thread_local uint32_t ck__gas_room_for_tests;
-/* For tests: where not 0 while a spread is made, the particles a member
- * from which slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread.c),
- * through the host too. */
-extern _Thread_local size_t ck__gas_tiers_from_for_tests;
 /* The sums of ck__gas_steps.reduce over all members; *overflowed 1 where
  * a member's Verlet list overflowed its capacity (collective). */
 ck_status ck__gas_spread_sums(ck__gas_spread *spread, double sums[5],

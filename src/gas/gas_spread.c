@@ -165,7 +165,7 @@ struct ck__gas_spread {
   int by_tags;
   uint32_t phase_tag;
   int settled;             /* 1 while the last step's members have settled */
-  uint32_t room_for_tests; /* ck__gas_room_for_tests when it was made */
+  uint32_t room_for_tests; /* CK__TEST_GAS_ROOM when it was made */
   size_t tiers_from;       /* particles a member from which slabs tier */
   int tiers_forced;        /* 1: tiers also through the host (tests) */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
@@ -1282,9 +1282,6 @@ static int can_reside(const ck__gas_spread *s) {
   return 1;
 }
 
-_Thread_local uint32_t ck__gas_room_for_tests;
-_Thread_local size_t ck__gas_tiers_from_for_tests;
-
 /* Room for resident steps, from the most entries an outbox region held
  * at the last step: twice as many in each region, and each step's pull
  * (four regions' worth) past the slots in use and a margin for those
@@ -1676,10 +1673,10 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;
-  s->room_for_tests = ck__gas_room_for_tests;
-  s->tiers_forced = ck__gas_tiers_from_for_tests != 0;
-  s->tiers_from =
-      s->tiers_forced ? ck__gas_tiers_from_for_tests : TWO_TIERS_FROM;
+  s->room_for_tests = (uint32_t)ck__test_value(CK__TEST_GAS_ROOM);
+  size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
+  s->tiers_forced = tiers_from != 0;
+  s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
   CK_TRY(open_peers(s));
   *made = s;
   return CK_OK;

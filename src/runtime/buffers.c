@@ -2,6 +2,7 @@
  * buffers.c - buffers as the workloads make and fill them: at least one
  * byte, zeroed from the host, and reals of a run's precision.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -10,6 +11,7 @@
 ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
                           int double_precision, const double *values,
                           size_t count) {
+  assert(queue && buffer && (values || count == 0));
   size_t width = double_precision ? sizeof(double) : sizeof(float);
   void *staging = malloc(count * width);
   if (!staging)
@@ -28,6 +30,7 @@ ck_status ck__reals_write(ck_queue *queue, ck_buffer *buffer,
 
 ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
                          int double_precision, double *values, size_t count) {
+  assert(queue && buffer && (values || count == 0));
   size_t width = double_precision ? sizeof(double) : sizeof(float);
   void *staging = malloc(count * width);
   if (!staging)
@@ -42,6 +45,7 @@ ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
 }
 
 ck_status ck__host_alloc(ck_queue *queue, size_t size, void **pointer) {
+  assert(queue && queue->ops && pointer);
   size = size ? size : 1;
   if (queue->ops->host_alloc)
     return queue->ops->host_alloc(queue, size, pointer);
@@ -54,6 +58,7 @@ ck_status ck__host_alloc(ck_queue *queue, size_t size, void **pointer) {
 void ck__host_free(ck_queue *queue, void *pointer) {
   if (!pointer)
     return;
+  assert(queue && queue->ops);
   if (queue->ops->host_free)
     queue->ops->host_free(queue, pointer);
   else
@@ -66,6 +71,7 @@ ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer) {
 
 ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
                                  const char *what, ck_buffer **buffer) {
+  assert(what && buffer);
   if (count && size > SIZE_MAX / count)
     return ck__fail(CK_ERROR_DEVICE_MEMORY, "%s: %zu elements are too many",
                     what, count);

@@ -47,6 +47,7 @@
  */
 #include "runtime/runtime.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +83,7 @@ typedef enum location { LOCATED, NOWHERE, RELATIVE } location;
  */
 static location resolve_directory(char *path, size_t capacity,
                                   const char **variable) {
+  assert(path && capacity > 0 && variable);
   const char *base = getenv("CLKIT_CACHE_DIR");
   const char *tail = "";
   *variable = "CLKIT_CACHE_DIR";
@@ -172,6 +174,7 @@ static int is_hex_digit(char c) {
 }
 
 static int is_hex_prefix(const char *name) {
+  assert(name);
   for (int i = 0; i < CK__CACHE_KEY_HEX; ++i)
     if (!is_hex_digit(name[i]))
       return 0;
@@ -201,6 +204,7 @@ static int is_temp_name(const char *name) {
 /* The file name of key's entry of a kind, inside the cache directory. */
 static void entry_name(ck__cache_kind kind, const uint8_t key[32],
                        char name[CK__CACHE_NAME_CAPACITY]) {
+  assert((unsigned)kind < ENTRY_KINDS && key && name);
   char hex[2 * 32 + 1];
   ck__hex(key, 32, hex);
   snprintf(name, CK__CACHE_NAME_CAPACITY, "%s%s", hex, entry_suffixes[kind]);
@@ -216,6 +220,7 @@ static int private_to_user(const struct stat *info) {
 /* Creates path and its missing parents, like mkdir -p, each 0700 (as the
  * XDG spec asks of a directory it creates). */
 static ck_status make_directories(char *path) {
+  assert(path && path[0] == '/'); /* only a located directory is made */
   /* Each '/' is briefly cut to a NUL so that every prefix is created. */
   for (char *slash = strchr(path + 1, '/'); slash;
        slash = strchr(slash + 1, '/')) {
@@ -244,6 +249,7 @@ static ck_status make_directories(char *path) {
  * CK_ERROR_CACHE when it is refused; CK_ERROR_IO when it cannot be opened.
  */
 static ck_status open_directory(char *path, int create, int *fd) {
+  assert(path && fd);
   ck_status status = CK_OK;
   struct stat info;
   int opened = -1;
@@ -312,6 +318,7 @@ static int lookup_directory(char *path, size_t capacity) {
 
 /* Reads exactly size bytes; 0 on success, -1 with errno (0 at early EOF). */
 static int read_all(int fd, void *buffer, size_t size) {
+  assert(fd >= 0 && (buffer || size == 0));
   uint8_t *at = buffer;
   while (size > 0) {
     ssize_t got = read(fd, at, size);
@@ -333,6 +340,7 @@ static int read_all(int fd, void *buffer, size_t size) {
  * read: a racing writer may already have renamed a good one over it.
  */
 static void discard_entry(int directory, const char *name, int fd) {
+  assert(directory >= 0 && name && fd >= 0);
   struct stat opened, named;
   if (fstat(fd, &opened) != 0 ||
       fstatat(directory, name, &named, AT_SYMLINK_NOFOLLOW) != 0)
@@ -470,6 +478,7 @@ ck_status ck__cache_load(const uint8_t key[32], void **payload, size_t *size,
  * never be stored again. Failures are ignored; the store goes on.
  */
 static void discard_stale_temporaries(int dir) {
+  assert(dir >= 0);
   int copy = fcntl(dir, F_DUPFD_CLOEXEC, 0);
   DIR *directory = copy >= 0 ? fdopendir(copy) : NULL;
   struct dirent *item;
@@ -600,6 +609,7 @@ ck_status ck__cache_remove(const uint8_t key[32]) {
 
 /* 1 when the ';'-separated list holds the name of length bytes. */
 static int lists_name(const char *list, const char *name, size_t length) {
+  assert(list && name);
   for (const char *at = list; *at;) {
     size_t span = strcspn(at, ";");
     if (span == length && memcmp(at, name, length) == 0)
@@ -610,6 +620,7 @@ static int lists_name(const char *list, const char *name, size_t length) {
 }
 
 int ck__cache_kernels_present(const char *wanted, const char *present) {
+  assert(wanted && present);
   for (const char *at = wanted; *at;) {
     size_t span = strcspn(at, ";");
     if (span > 0 && !lists_name(present, at, span))

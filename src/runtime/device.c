@@ -3,6 +3,7 @@
  * backend enumerates them), the default device (by measured peaks, else
  * by kind and size), selector resolution, and the memory check of a run.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "runtime/backend.h"
 
 static void fill_ref(ck_device *device) {
+  assert(device);
   memset(device, 0, sizeof *device);
   snprintf(device->id, sizeof device->id, "ref");
   device->backend = CK_BACKEND_REF;
@@ -45,6 +47,7 @@ typedef struct device_list {
 static ck_status push_device(void *user, const ck_device *device) {
   device_list *list = user;
   ck_device_set *set = list->set;
+  assert(set && device && set->count <= list->capacity);
   if (set->count == list->capacity) {
     size_t grown_capacity = list->capacity ? 2 * list->capacity : 8;
     ck_device *grown =
@@ -60,6 +63,7 @@ static ck_status push_device(void *user, const ck_device *device) {
 }
 
 static ck_status add_cuda_devices(device_list *list) {
+  assert(list && list->set);
   ck_device_set *set = list->set;
 #if CK_HAVE_CUDA
   ck_device found[16];
@@ -111,6 +115,7 @@ ck_status ck_device_enumerate(ck_device_set *set) {
 /* Whether term (length bytes) is "cuda:" or "ocl:" (prefix) and digits
  * and dots after it: an id, or OpenCL's platform, of that backend alone. */
 static int names_backend(const char *term, size_t length, const char *prefix) {
+  assert(term && prefix);
   size_t at = strlen(prefix);
   if (length <= at || strncasecmp(term, prefix, at) != 0)
     return 0;
@@ -248,6 +253,7 @@ ck_status ck_device_get_kind_name(ck_device_kind kind, const char **name) {
 
 /* Does one selector term match this device? */
 static int term_matches(const char *term, const ck_device *device) {
+  assert(term && device);
   if (strcasecmp(term, "all") == 0)
     return 1;
   if (strcasecmp(term, device->id) == 0)
@@ -282,6 +288,7 @@ static int term_matches(const char *term, const ck_device *device) {
 }
 
 static ck_status no_match(const ck_device_set *set, const char *term) {
+  assert(set && term);
   ck__fail(CK_ERROR_NOT_FOUND,
            "device selector '%s' matches no device. Devices here:", term);
   for (size_t i = 0; i < set->count; ++i)
@@ -373,6 +380,7 @@ ck_status ck_device_select(const ck_device_set *set, const char *selector,
 }
 
 ck_status ck__device_memory_check(const ck_device *device, double bytes) {
+  assert(device);
   if (ck__memory_exceeded(bytes, device->global_memory))
     return ck__fail(CK_ERROR_DEVICE_MEMORY,
                     "about %.3g GB; device %s has %.3g GB", bytes * 1e-9,

@@ -49,8 +49,9 @@ struct ck__exchange {
   size_t staging_count;
 };
 
+#ifndef NDEBUG
 /* The invariants of a group that ck__exchange_create made, asserted at
- * each entry. */
+ * each entry (a release build asserts nothing). */
 static int well_formed(const ck__exchange *exchange) {
   return exchange && exchange->local >= 1 &&
          exchange->local <= CK__EXCHANGE_MAX_LOCAL && exchange->ranks >= 1 &&
@@ -65,6 +66,7 @@ static int well_formed(const ck__exchange *exchange) {
                                                : &ck__exchange_local_ops) &&
          (!exchange->devices_state || exchange->devices);
 }
+#endif
 
 size_t ck__exchange_members(const ck__exchange *exchange) {
   assert(well_formed(exchange));

@@ -4,7 +4,7 @@
  * ck__ipc_*): the arguments checked, then the backend's ck__peer_ops
  * (backend.h). CUDA's (peer_cuda.c) copies between GPUs of one process,
  * and through CUDA IPC between processes. For tests, ref's queues copy
- * too (ck__peer_ref_for_tests): a memmove between their host memory,
+ * too (CK__TEST_PEER_REF): a memmove between their host memory,
  * done at the call as ref's operations are (queue_host.c).
  */
 #include <assert.h>
@@ -26,8 +26,6 @@ struct ck__ipc_event {
   void *state; /* the backend's */
 };
 
-_Thread_local int ck__peer_ref_for_tests;
-
 int ck__peer_enabled(void) {
   return !ck__setting_off("CLKIT_PEER");
 }
@@ -47,7 +45,7 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
   /* Between devices of one backend that copies; ref's are for tests. */
   const ck__peer_ops *ops = peer_ops(from);
   if (from->backend != to->backend || !ops || !ck__peer_enabled() ||
-      (from->backend == CK_BACKEND_REF && !ck__peer_ref_for_tests))
+      (from->backend == CK_BACKEND_REF && !ck__test_value(CK__TEST_PEER_REF)))
     return CK_OK;
   ck__peer *made = calloc(1, sizeof *made);
   if (!made)

@@ -2,6 +2,7 @@
  * program.c - backend-neutral program builds: assemble the source, add
  * the device's build options, time the build, hand it to the backend.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ static const char prefix_line_name[] = "ck_user_source.cl";
 /* A copy of text with every `from` replaced by `to` (malloc'd; NULL when
  * out of memory). */
 static char *renamed(const char *text, const char *from, const char *to) {
+  assert(text && from && *from && to);
   size_t count = 0, from_length = strlen(from), to_length = strlen(to);
   for (const char *at = strstr(text, from); at;
        at = strstr(at + from_length, from))
@@ -47,6 +49,7 @@ static char *renamed(const char *text, const char *from, const char *to) {
 static ck_status prepend(const char *prefix_name, const char *prefix_text,
                          char **source, ck__source_map *map) {
   ck_status status = CK_OK;
+  assert(prefix_text && source && *source && map);
   char shown[200];
   snprintf(shown, sizeof shown, "%s", prefix_name ? prefix_name : "objective");
   for (char *c = shown; *c; ++c)
@@ -93,6 +96,8 @@ _Thread_local const ck__build_watch *ck__build_watching;
 static ck_status build(ck_queue *queue, ck_program *program, const char *source,
                        const char *options, const ck__source_map *map,
                        int prefixed, double started) {
+  assert(queue && queue->ops->program_build && program && source && options);
+  assert(map && (!prefixed || map->line_count >= 1));
   const ck__build_watch *watch = ck__build_watching;
   if (watch)
     watch->started(watch->user, program->name);

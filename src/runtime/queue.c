@@ -2,6 +2,7 @@
  * queue.c - the backend-neutral half of ck_queue: argument checks, handle
  * allocation, and dispatch to the device's backend.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "runtime/backend.h"
 
 const ck__queue_ops *ck__queue_ops_for(const ck_device *device) {
+  assert(device);
   switch (device->backend) {
   case CK_BACKEND_REF:
     return &ck__host_ops;
@@ -27,6 +29,7 @@ const ck__queue_ops *ck__queue_ops_for(const ck_device *device) {
 /* Allocates the caller's event handle, if one was asked for. */
 static ck_status event_begin(ck_queue *queue, ck_event **out,
                              ck_event **event) {
+  assert(queue && event);
   *event = NULL;
   if (!out)
     return CK_OK;
@@ -39,6 +42,7 @@ static ck_status event_begin(ck_queue *queue, ck_event **out,
 }
 
 static ck_status event_end(ck_status status, ck_event **out, ck_event *event) {
+  assert(!event || (out && event->queue)); /* made by event_begin */
   if (!event)
     return status;
   if (status == CK_OK) {
@@ -58,6 +62,7 @@ static ck_status event_end(ck_status status, ck_event **out, ck_event *event) {
  * runtime would misread. */
 static ck_status check_queue(const char *what, const ck_queue *queue,
                              const ck_buffer *buffer) {
+  assert(what && queue && buffer && buffer->queue);
   if (buffer->queue != queue)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: the buffer was made on another queue (device %s), "
@@ -69,6 +74,7 @@ static ck_status check_queue(const char *what, const ck_queue *queue,
 
 static ck_status check_range(const char *what, const ck_buffer *buffer,
                              size_t offset, size_t size) {
+  assert(what && buffer);
   if (size == 0)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: size is 0", what);
   if (offset > buffer->size || size > buffer->size - offset)
@@ -139,6 +145,7 @@ ck_status ck_queue_get_kernel_seconds(const ck_queue *queue, double *seconds) {
  * allocation releases it and tries again, and one that then succeeds
  * leaves the last failure as it was. */
 static ck_status session_buffer(ck_queue *queue, ck_buffer *buffer) {
+  assert(queue && buffer && buffer->queue == queue);
   if (ck__session_buffer_take(buffer))
     return CK_OK;
   ck__error_saved saved;
@@ -373,6 +380,7 @@ ck_status ck_kernel_set_local(ck_kernel *kernel, unsigned index, size_t size) {
 /* "A x B x C": sizes per dimension, for messages. */
 static void sizes_text(char *text, size_t capacity, unsigned dims,
                        const size_t *sizes) {
+  assert(text && capacity > 0 && sizes && dims <= 3);
   size_t used = 0;
   text[0] = '\0';
   for (unsigned d = 0; d < dims && used < capacity; ++d) {

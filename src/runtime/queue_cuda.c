@@ -14,6 +14,7 @@
  * driver still runs clkit and simply lists no CUDA device) and NVRTC are
  * used here.
  */
+#include <assert.h>
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 #include <stdio.h>
@@ -91,6 +92,7 @@ const char *ck__cuda_lost_note(int code) {
 
 static ck_status cuda_fail(const ck_queue *queue, cudaError_t code,
                            const char *what) {
+  assert(queue && what && code != cudaSuccess);
   ck_status status = code == cudaErrorMemoryAllocation ? CK_ERROR_DEVICE_MEMORY
                                                        : CK_ERROR_DEVICE;
   return ck__fail(status, "device %s (%s): %s failed: %s (%s)%s",
@@ -101,14 +103,11 @@ static ck_status cuda_fail(const ck_queue *queue, cudaError_t code,
 
 /* Every call names its device: CUDA's current device is per thread. */
 static ck_status use_device(const ck_queue *queue) {
+  assert(queue && queue->device.backend == CK_BACKEND_CUDA);
   cudaError_t code = cudaSetDevice(queue->device.device_index);
   return code == cudaSuccess ? CK_OK
                              : cuda_fail(queue, code, "selecting the device");
 }
-
-_Thread_local int ck__cuda_programs_as_ptx;
-_Thread_local unsigned ck__cuda_ptx_builds;
-_Thread_local int ck__cuda_next_load_fails;
 
 /* The oldest architecture this build's own CUDA code (nvcc's) has
  * machine code for: meson's nvcc_architectures. */
@@ -269,6 +268,7 @@ static ck_status cu_create_beside(ck_queue *queue, const ck_queue *home) {
 /* Sums the device time of the pending launches and empties the list. */
 static ck_status retire_timings(ck_queue *queue) {
   cuda_queue *q = state(queue);
+  assert(q && q->timing_count <= q->timing_capacity);
   for (size_t i = 0; i < q->timing_count; ++i) {
     float milliseconds = 0;
     cudaError_t code = cudaEventSynchronize(q->timings[i].end);
@@ -323,6 +323,7 @@ static ck_status make_timing(const ck_queue *queue, timing *pair) {
 
 /* Records an event on the queue's stream. */
 static ck_status record(const ck_queue *queue, cudaEvent_t event) {
+  assert(state(queue) && event);
   cudaError_t code = cudaEventRecord(event, state(queue)->stream);
   return code == cudaSuccess ? CK_OK
                              : cuda_fail(queue, code, "recording an event");
@@ -332,6 +333,7 @@ static ck_status record(const ck_queue *queue, cudaEvent_t event) {
  * when full. */
 static ck_status next_timing(ck_queue *queue, timing **out) {
   cuda_queue *q = state(queue);
+  assert(q && out && q->timing_count <= q->timing_capacity);
   ck_status status;
   if (q->timing_count >= TIMING_LIMIT) {
     cudaError_t code = cudaStreamSynchronize(q->stream);
@@ -361,6 +363,7 @@ ck_status ck__cuda_use_device(const ck_queue *queue) {
 }
 
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span) {
+  assert(queue && state(queue) && span);
   timing *t = NULL;
   *span = NULL;
   /* The launch that follows (a graph, cuBLAS, a kernel of nvcc's) runs on
@@ -391,8 +394,11 @@ void ck__cuda_kernel_abandon(ck_queue *queue, void *span) {
   /* The span is the queue's last slot: nothing on this queue took one
    * since its begin. Left counted, its start would be paired with an end
    * from the slot's last use. */
-  if (span)
-    --state(queue)->timing_count;
+  if (!span)
+    return;
+  assert(state(queue)->timing_count > 0 &&
+         span == &state(queue)->timings[state(queue)->timing_count - 1]);
+  --state(queue)->timing_count;
 }
 
 /* Read from the device rather than the queue's copy of ck_device, which
@@ -438,6 +444,7 @@ void ck__cuda_multiprocessor(const ck_device *device, int *threads,
 }
 
 ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
+  assert(kernel && kernel->handle && kernel->program);
   ck_queue *queue = kernel->program->queue;
   cuda_kernel *cuda = kernel->handle;
   size_t limit = 0;
@@ -463,6 +470,7 @@ ck_status ck__cuda_kernel_set_shared(ck_kernel *kernel, size_t bytes) {
 
 ck_status ck__cuda_kernel_resident(ck_kernel *kernel, size_t threads,
                                    size_t *blocks) {
+  assert(kernel && kernel->handle && kernel->program && threads && blocks);
   ck_queue *queue = kernel->program->queue;
   cuda_kernel *cuda = kernel->handle;
   int per_multiprocessor = 0, multiprocessors = 0;
@@ -497,6 +505,7 @@ ck_status ck__cuda_capture_begin(ck_queue *queue) {
 }
 
 ck_status ck__cuda_capture_end(ck_queue *queue, void **graph) {
+  assert(state(queue) && state(queue)->capturing && graph);
   cudaGraph_t captured = NULL;
   cudaGraphExec_t runnable = NULL;
   *graph = NULL;
@@ -556,6 +565,7 @@ int ck__cuda_values_launch(void *stream, const void *from, size_t from_size,
 ck_status ck__cuda_take_values(ck_queue *queue, const void *from,
                                size_t from_size, size_t stride, ck_buffer *to,
                                size_t to_size, size_t count) {
+  assert(queue && from && to && to->handle);
   void *span;
   ck_status status = ck__cuda_kernel_begin(queue, &span);
   if (status != CK_OK)
@@ -573,6 +583,8 @@ ck_status ck__cuda_take_values(ck_queue *queue, const void *from,
 ck_status ck__cuda_read_values(int ordinal, void *stream, const void *from,
                                size_t from_size, size_t stride, double *to,
                                size_t count) {
+  assert(from_size == 4 || from_size == 8); /* floats or doubles */
+  assert(stride >= 1 && (from || count == 0) && (to || count == 0));
   /* Doubles land in place; floats in the upper half of `to`, each read
    * before the double it becomes overwrites it. */
   unsigned char *raw = (unsigned char *)to + count * (8 - from_size);
@@ -750,6 +762,7 @@ static ck_status nvrtc_options(int architecture, int as_ptx, const char *source,
                                const char *options, char *storage,
                                size_t storage_size, const char **list,
                                int *count) {
+  assert(architecture > 0 && source && options && storage && list && count);
   /* Contraction as in OpenCL (ck_prelude.h): off, unless the program
    * lets GPUs fuse. */
   int fuse = strstr(source, "#define CK_FUSE_ON_GPU 1") != NULL;
@@ -781,8 +794,9 @@ static ck_status nvrtc_options(int architecture, int as_ptx, const char *source,
 static void cache_key(const ck_device *device, const char *source,
                       const char *options, uint8_t key[32]) {
   char form[32] = "machine code";
-  if (ck__cuda_programs_as_ptx)
-    snprintf(form, sizeof form, "ptx %d", ck__cuda_programs_as_ptx);
+  size_t as_ptx = ck__test_value(CK__TEST_CUDA_AS_PTX);
+  if (as_ptx)
+    snprintf(form, sizeof form, "ptx %zu", as_ptx);
   const char *parts[] = {"cuda",       source,
                          options,      device->platform_version,
                          device->name, device->c_version,
@@ -824,11 +838,13 @@ static void colon_positions(char *log) {
 /* Compiles source (the prelude already in front) for sm_<architecture>
  * into *cubin: machine code, or PTX (NUL-ended, which the driver compiles
  * when it loads it) for a GPU newer than NVRTC knows, at the newest
- * architecture it does know, or where ck__cuda_programs_as_ptx asks for
- * it. target names the device in messages. */
+ * architecture it does know, or where CK__TEST_CUDA_AS_PTX asks for it.
+ * target names the device in messages. */
 static ck_status compile(int architecture, const char *target, const char *name,
                          const char *source, const char *options, void **cubin,
                          size_t *cubin_size) {
+  assert(architecture > 0 && target && name && source && options);
+  assert(cubin && cubin_size);
   ck_status status = CK_OK;
   nvrtcProgram compiled = NULL;
   char *log = NULL;
@@ -836,14 +852,15 @@ static ck_status compile(int architecture, const char *target, const char *name,
   const char *list[64];
   int count = 0, nvrtc_oldest = 0, nvrtc_newest = 0;
   nvrtc_range(&nvrtc_oldest, &nvrtc_newest);
-  int as_ptx = ck__cuda_programs_as_ptx != 0;
+  int ptx_for = (int)ck__test_value(CK__TEST_CUDA_AS_PTX);
+  int as_ptx = ptx_for != 0;
   if (ck__cuda_reach_of(architecture, 0, nvrtc_newest, 0) ==
       CK__CUDA_THROUGH_PTX) {
     as_ptx = 1;
     architecture = nvrtc_newest;
   }
-  if (ck__cuda_programs_as_ptx > 1 && ck__cuda_programs_as_ptx < architecture)
-    architecture = ck__cuda_programs_as_ptx;
+  if (ptx_for > 1 && ptx_for < architecture)
+    architecture = ptx_for;
   CK_TRY(nvrtc_options(architecture, as_ptx, source, options, storage,
                        sizeof storage, list, &count));
   nvrtcResult result =
@@ -877,7 +894,9 @@ static ck_status compile(int architecture, const char *target, const char *name,
               : nvrtcGetCUBIN(compiled, *cubin)) != NVRTC_SUCCESS)
     CK_FAIL(CK_ERROR_BUILD, "NVRTC gave no %s for program '%s'",
             as_ptx ? "PTX" : "machine code", name);
-  ck__cuda_ptx_builds += (unsigned)as_ptx;
+  if (as_ptx)
+    (void)ck__test_control(CK__TEST_CUDA_PTX_BUILDS,
+                           ck__test_value(CK__TEST_CUDA_PTX_BUILDS) + 1);
 fail:
   free(log);
   nvrtcDestroyProgram(&compiled);
@@ -888,12 +907,13 @@ fail:
  * fails for want of memory or a lost context rather than for the image. */
 static ck_status load(ck_queue *queue, ck_program *program, const void *cubin,
                       int *device_at_fault) {
+  assert(queue && program && cubin);
   cudaLibrary_t library = NULL;
-  cudaError_t code =
-      ck__cuda_next_load_fails
-          ? (cudaError_t)ck__cuda_next_load_fails
-          : cudaLibraryLoadData(&library, cubin, NULL, NULL, 0, NULL, NULL, 0);
-  ck__cuda_next_load_fails = 0;
+  int fails = (int)ck__test_value(CK__TEST_CUDA_LOAD_FAILS);
+  cudaError_t code = fails ? (cudaError_t)fails
+                           : cudaLibraryLoadData(&library, cubin, NULL, NULL, 0,
+                                                 NULL, NULL, 0);
+  (void)ck__test_control(CK__TEST_CUDA_LOAD_FAILS, 0);
   if (device_at_fault)
     *device_at_fault = code == cudaErrorMemoryAllocation || context_lost(code);
   if (code != cudaSuccess) {
@@ -1177,6 +1197,7 @@ static int cu_kernel_argument_count(const ck_kernel *kernel) {
 /* With no local size, OpenCL picks one that divides the global size; so
  * does this: the largest divisor up to `most`. */
 static size_t block_for(size_t global, size_t most) {
+  assert(global >= 1 && most >= 1);
   for (size_t block = global < most ? global : most; block > 1; --block)
     if (global % block == 0)
       return block;
@@ -1187,6 +1208,7 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                            const size_t *global, const size_t *local,
                            ck_event *event) {
   cuda_kernel *cuda = kernel->handle;
+  assert(state(queue) && cuda && dims >= 1 && dims <= 3 && global);
   ck_status status;
   size_t block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
   /* Chosen sizes share 256 threads a block over the dimensions, so that
@@ -1205,6 +1227,7 @@ static ck_status cu_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   void *arguments[ARGUMENT_LIMIT];
   unsigned needed =
       cuda->parameters >= 0 ? (unsigned)cuda->parameters : cuda->argument_count;
+  assert(needed <= ARGUMENT_LIMIT); /* as create and set_arg keep it */
   for (unsigned i = 0; i < needed; ++i) {
     if (!cuda->set[i])
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,

@@ -3,6 +3,7 @@
  * as memcpy, and no kernels (ref work is each workload's plain-C steps).
  * Everything completes before the call returns, so events are trivial.
  */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ static ck_status host_finish(ck_queue *queue) {
 }
 
 static ck_status host_buffer_create(ck_queue *queue, ck_buffer *buffer) {
+  assert(queue && buffer && buffer->size > 0);
   /* 64-byte alignment lets ref steps use vector loads like a device would;
    * a size whose rounding would wrap is past any host's memory. */
   size_t rounded = (buffer->size + 63) & ~(size_t)63;
@@ -44,6 +46,8 @@ static ck_status host_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                             size_t size, const void *source, ck_transfer mode,
                             ck_event *event) {
   (void)queue, (void)mode, (void)event;
+  /* queue.c checked the range. */
+  assert(buffer->handle && source && offset + size <= buffer->size);
   memcpy((char *)buffer->handle + offset, source, size);
   return CK_OK;
 }
@@ -52,6 +56,7 @@ static ck_status host_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
                            size_t size, void *destination, ck_transfer mode,
                            ck_event *event) {
   (void)queue, (void)mode, (void)event;
+  assert(buffer->handle && destination && offset + size <= buffer->size);
   memcpy(destination, (const char *)buffer->handle + offset, size);
   return CK_OK;
 }
@@ -60,6 +65,8 @@ static ck_status host_copy(ck_queue *queue, ck_buffer *destination,
                            size_t destination_offset, ck_buffer *source,
                            size_t source_offset, size_t size, ck_event *event) {
   (void)queue, (void)event;
+  assert(destination_offset + size <= destination->size &&
+         source_offset + size <= source->size);
   memcpy((char *)destination->handle + destination_offset,
          (const char *)source->handle + source_offset, size);
   return CK_OK;
@@ -69,6 +76,8 @@ static ck_status host_fill(ck_queue *queue, ck_buffer *buffer,
                            const void *pattern, size_t pattern_size,
                            size_t offset, size_t size, ck_event *event) {
   (void)queue, (void)event;
+  assert(pattern_size > 0 && size % pattern_size == 0 &&
+         offset + size <= buffer->size);
   char *target = (char *)buffer->handle + offset;
   for (size_t at = 0; at < size; at += pattern_size)
     memcpy(target + at, pattern, pattern_size);
@@ -138,7 +147,7 @@ static void host_event_destroy(ck_event *event) {
   (void)event;
 }
 
-/* Copies between ref devices, for tests (ck__peer_ref_for_tests): a
+/* Copies between ref devices, for tests (CK__TEST_PEER_REF): a
  * memmove between their host memory, done at the call. */
 static ck_status host_peer_open(const ck_device *from, const ck_device *to,
                                 void **state, int *direct) {

@@ -4,6 +4,7 @@
  * what clkit must know of their runtimes. Targets the OpenCL 1.2 host API.
  */
 #include <CL/cl.h>
+#include <assert.h>
 #include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -88,6 +89,7 @@ const char *ck__opencl_error_name(int code) {
 
 /* Maps a runtime error to a status with a message naming the operation. */
 static ck_status cl_fail(const ck_queue *queue, cl_int code, const char *what) {
+  assert(queue && what && code != CL_SUCCESS);
   ck_status status = CK_ERROR_DEVICE;
   if (code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ||
       code == CL_INVALID_BUFFER_SIZE)
@@ -137,6 +139,7 @@ static ck_status refuse(const ck_queue *queue) {
 
 /* A queue in a new context, or in home's (retained) where given. */
 static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
+  assert(queue && (!home || state(home))); /* beside a made state */
   ck_status status = CK_OK;
   cl_int code = CL_SUCCESS;
   if (forked)
@@ -184,6 +187,7 @@ static ck_status ocl_create_beside(ck_queue *queue, const ck_queue *home) {
 /* Adds the device time of the first count pending events and drops them. */
 static ck_status retire_pending(ck_queue *queue, size_t count) {
   opencl_queue *q = state(queue);
+  assert(q && count <= q->pending_count);
   ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
@@ -232,6 +236,7 @@ static void ocl_destroy(ck_queue *queue) {
 }
 
 static ck_status ocl_buffer_create(ck_queue *queue, ck_buffer *buffer) {
+  assert(state(queue) && buffer && buffer->size > 0);
   cl_int code = CL_SUCCESS;
   if (forked)
     return refuse(queue);
@@ -285,6 +290,7 @@ static ck_status ocl_host_alloc(ck_queue *queue, size_t size, void **pointer) {
 }
 
 static void ocl_host_free(ck_queue *queue, void *pointer) {
+  assert(state(queue) && pointer); /* ck__host_free skips NULL */
   if (forked)
     return;
   unsigned char *mapped = (unsigned char *)pointer - HOST_HEADER;
@@ -300,6 +306,8 @@ static void ocl_host_free(ck_queue *queue, void *pointer) {
 static ck_status ocl_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                            size_t size, const void *source, ck_transfer mode,
                            ck_event *event) {
+  /* queue.c checked the range. */
+  assert(buffer && source && offset + size <= buffer->size);
   if (forked)
     return refuse(queue);
   cl_int code = clEnqueueWriteBuffer(
@@ -312,6 +320,7 @@ static ck_status ocl_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
 static ck_status ocl_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
                           size_t size, void *destination, ck_transfer mode,
                           ck_event *event) {
+  assert(buffer && destination && offset + size <= buffer->size);
   if (forked)
     return refuse(queue);
   cl_int code = clEnqueueReadBuffer(state(queue)->queue, (cl_mem)buffer->handle,
@@ -363,6 +372,7 @@ static ck_status ocl_program_key(const ck_queue *queue, const char *source,
 static ck_status build_failure(ck_queue *queue, ck_program *program,
                                cl_program handle, cl_int code,
                                const char *options) {
+  assert(queue && program && code != CL_SUCCESS && options);
   cl_device_id device = (cl_device_id)queue->device.device_handle;
   ck__fail(CK_ERROR_BUILD,
            "building program '%s' for device %s (%s) failed: %s\n"
@@ -470,6 +480,7 @@ static void store_in_cache(cl_program handle, const uint8_t key[32]) {
 
 static ck_status ocl_program_build(ck_queue *queue, ck_program *program,
                                    const char *source, const char *options) {
+  assert(state(queue) && program && source && options);
   cl_device_id device = (cl_device_id)queue->device.device_handle;
   uint8_t key[32];
   ck__cache_mode mode = ck__cache_setting();
@@ -579,6 +590,7 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
                             const size_t *global, const size_t *local,
                             ck_event *event) {
   opencl_queue *q = state(queue);
+  assert(q && kernel && kernel->handle && dims >= 1 && dims <= 3 && global);
   ck_status status;
   if (forked)
     return refuse(queue);

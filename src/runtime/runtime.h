@@ -161,11 +161,6 @@ typedef struct ck__peer ck__peer;
  * call); else 1. */
 int ck__peer_enabled(void);
 
-/* For tests: when 1, the calling thread's ck__peer_open gives copies
- * between ref devices too (a memmove at the call), so that what crosses
- * through them is checked without a GPU. */
-extern _Thread_local int ck__peer_ref_for_tests;
-
 /*
  * Opens copies from buffers of device `from` to buffers of device `to`
  * into *peer (the caller's: ck__peer_close), or sets it NULL where there
@@ -377,20 +372,6 @@ ck__cuda_reach ck__cuda_reach_of(int architecture, int nvrtc_oldest,
  * for one that does not (an illegal address in a kernel, ...), a note to
  * append to its message saying so. */
 const char *ck__cuda_lost_note(int code);
-
-/* For tests: when 1, the calling thread's programs are built as PTX for
- * their device's architecture, as for a GPU newer than NVRTC, and loaded
- * through the driver's compiler; when an older architecture (75 for
- * sm_75), as PTX for that one, so that the fallbacks the kernels keep for
- * older GPUs run on this one. ck__cuda_ptx_builds counts the programs
- * built as PTX. */
-extern _Thread_local int ck__cuda_programs_as_ptx;
-extern _Thread_local unsigned ck__cuda_ptx_builds;
-
-/* For tests: when nonzero, the calling thread's next load of a program's
- * machine code fails with this CUDA error code (cudaError_t) instead of
- * loading, and the switch goes back to 0. */
-extern _Thread_local int ck__cuda_next_load_fails;
 
 /* For a workload's native CUDA steps: the queue's stream (a
  * cudaStream_t), a buffer's device pointer, and a timing span around

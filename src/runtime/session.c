@@ -31,6 +31,7 @@
  * or a queue made on it lives: each lent queue holds a reference, and the
  * last reference frees what is left.
  */
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,7 @@ typedef struct trash {
 } trash;
 
 static void trash_empty(trash *bin) {
+  assert(bin);
   while (bin->programs) {
     kept_program *entry = bin->programs;
     bin->programs = entry->next;
@@ -160,6 +162,7 @@ static ck_session *find(unsigned long long id) {
  * device, or NULL. */
 static ck__session_device *share_of(ck_session *session,
                                     const ck_device *device) {
+  assert(session && device && (session->kept || session->count == 0));
   for (size_t i = 0; i < session->count; ++i)
     if (strcmp(session->devices[i].id, device->id) == 0)
       return &session->kept[i];
@@ -174,6 +177,7 @@ typedef enum { EVERY, IDLE, STALE } which_programs;
  * state destroyed since). */
 static void discard_programs(ck__session_device *kept, which_programs which,
                              trash *bin) {
+  assert(kept && bin);
   for (kept_program **at = &kept->programs; *at;) {
     kept_program *entry = *at;
     int stale = !kept->home_made || entry->generation != kept->generation;
@@ -192,6 +196,7 @@ static void discard_programs(ck__session_device *kept, which_programs which,
 /* Under the lock: moves the device's spare queues to bin: every one, or
  * those of a state destroyed since. */
 static void discard_spares(ck__session_device *kept, int every, trash *bin) {
+  assert(kept && bin);
   for (kept_queue **at = &kept->spares; *at;) {
     kept_queue *entry = *at;
     if (!every && kept->home_made && entry->generation == kept->generation) {
@@ -225,6 +230,7 @@ static void discard_buffers(ck__session_device *kept, int every,
 }
 
 static void session_free(ck_session *session) {
+  assert(session && session->references == 0);
   trash bin = {0};
   for (size_t i = 0; session->kept && i < session->count; ++i) {
     ck__session_device *kept = &session->kept[i];
@@ -243,6 +249,7 @@ static void session_free(ck_session *session) {
 /* Drops a reference taken under the lock; the last frees the session. */
 static void release(ck_session *session) {
   pthread_mutex_lock(&lock);
+  assert(session->references > 0);
   int last = --session->references == 0;
   pthread_mutex_unlock(&lock);
   if (last)
@@ -355,6 +362,7 @@ ck_status ck_session_query(const ck_session *session, ck_session_stats *stats) {
 _Thread_local ck_session *ck__session_running;
 
 ck_status ck__session_run_begin(const ck_device *device, ck_session **outer) {
+  assert(device && outer);
   ck_session *session = NULL;
   *outer = ck__session_running;
   if (device->session) {
@@ -391,6 +399,7 @@ static ck_session *find_for_queue(unsigned long long id) {
 /* Under the lock: a spare queue of home's state for queue, which it then
  * holds (1), or 0 where there is none. */
 static int spare_lend(ck__session_device *kept, ck_queue *queue) {
+  assert(kept && queue && kept->home_lent); /* home is lent first */
   kept_queue *spare = kept->spares;
   if (!spare || !kept->home_made || spare->generation != kept->generation)
     return 0;
@@ -403,6 +412,7 @@ static int spare_lend(ck__session_device *kept, ck_queue *queue) {
 }
 
 ck_status ck__session_queue_take(ck_queue *queue) {
+  assert(queue && queue->ops && queue->device.session && !queue->kept);
   ck_status status = CK_OK;
   pthread_mutex_lock(&lock);
   ck_session *session = find_for_queue(queue->device.session);
@@ -481,6 +491,7 @@ done:
 }
 
 void ck__session_queue_give(ck_queue *queue) {
+  assert(queue && queue->kept && queue->kept->session);
   ck__session_device *kept = queue->kept;
   ck_session *session = kept->session;
   trash bin = {0};
@@ -556,6 +567,7 @@ static kept_program *program_of(ck__session_device *kept,
 }
 
 int ck__session_program_take(ck_program *program, const uint8_t key[32]) {
+  assert(program && program->queue && program->queue->kept && key);
   ck__session_device *kept = program->queue->kept;
   ck_session *session = kept->session;
   unsigned long long generation = program->queue->generation;
@@ -611,6 +623,7 @@ static void unlink_building(ck__session_device *kept, kept_program *entry) {
 }
 
 void ck__session_program_keep(ck_program *program) {
+  assert(program && program->queue && program->queue->kept);
   kept_program *entry = program->kept; /* NULL: take() kept no place */
   ck__session_device *kept = program->queue->kept;
   ck_session *session = kept->session;
@@ -651,7 +664,9 @@ void ck__session_program_keep(ck_program *program) {
 }
 
 void ck__session_program_give(ck_program *program) {
+  assert(program && program->kept);
   kept_program *entry = program->kept;
+  assert(entry->owner);
   ck__session_device *kept = entry->owner;
   trash bin = {0};
   int abandoned = entry->building; /* its build failed */
@@ -676,6 +691,7 @@ void ck__session_program_give(ck_program *program) {
 /* Buffers of ref are plain host memory, which malloc keeps as well; a
  * queue of its own shares none. */
 static int keeps_buffers(const ck_queue *queue) {
+  assert(queue);
   return queue->kept && queue->generation &&
          queue->device.backend != CK_BACKEND_REF;
 }

@@ -2,6 +2,7 @@
  * sources.c - kernel sources: the embedded table, CLKIT_KERNEL_DIR for
  * development, and assembly of a program with its headers inlined.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@ typedef struct text_buffer {
 } text_buffer;
 
 static ck_status append(text_buffer *buffer, const char *text, size_t size) {
+  assert(buffer && (text || size == 0) && buffer->size <= buffer->capacity);
   if (buffer->size + size + 1 > buffer->capacity) {
     size_t capacity = buffer->capacity ? buffer->capacity : 4096;
     while (capacity < buffer->size + size + 1)
@@ -62,6 +64,8 @@ static ck_status find_source(const char *directory, int directory_length,
                              const char *name, const char **text, size_t *size,
                              char **owned) {
   ck_status status = CK_OK;
+  assert(name && text && size && owned &&
+         (!directory || directory_length >= 0));
   FILE *file = NULL;
   char *data = NULL;
   *owned = NULL;
@@ -132,6 +136,7 @@ typedef struct assembly {
  * stands in a #line directive. malloc'd; NULL when memory runs out.
  */
 static char *shown_name(const assembly *state, const char *name) {
+  assert(state && name);
   const char *directory = state->directory ? state->directory : "cl";
   int directory_length = state->directory ? state->directory_length : 2;
   size_t length = (size_t)directory_length + 1 + strlen(name) + 1;
@@ -158,6 +163,7 @@ static ck_status append_line_directive(text_buffer *buffer, size_t line,
 
 /* Records the origin of the next output line (line 0: a directive). */
 static ck_status map_line(assembly *state, const char *file, size_t line) {
+  assert(state && file);
   ck__source_map *map = state->map;
   if (!map)
     return CK_OK;
@@ -186,6 +192,7 @@ static ck_status map_line(assembly *state, const char *file, size_t line) {
 static int quoted_include(const char *line, size_t length, char *name,
                           size_t capacity) {
   size_t at = 0;
+  assert(line && name && capacity > 0);
   while (at < length && (line[at] == ' ' || line[at] == '\t'))
     ++at;
   if (at >= length || line[at] != '#')
@@ -211,6 +218,7 @@ static int quoted_include(const char *line, size_t length, char *name,
 }
 
 static ck_status assemble_file(assembly *state, const char *name, int depth) {
+  assert(state && name && depth >= 0);
   ck_status status = CK_OK;
   const char *text = NULL;
   size_t size = 0;
@@ -364,6 +372,7 @@ void ck__source_map_free(ck__source_map *map) {
  * "FILE:LINE[:COL]: error: TEXT" (clang, NVIDIA, NVRTC) or "error:
  * FILE:LINE[:COL]: TEXT" (PoCL): appends it to out in the first form. */
 static int append_error(text_buffer *out, const char *line, size_t length) {
+  assert(out && line);
   static const char error[] = "error: ";
   const size_t marker = sizeof error - 1;
   int leading = length > marker && strncmp(line, error, marker) == 0;
@@ -401,6 +410,7 @@ static int append_error(text_buffer *out, const char *line, size_t length) {
  * place, first: what the user wrote wrong, before the device, the options
  * and the whole log. NULL when out of memory. */
 char *ck__build_errors_first(const char *message) {
+  assert(message);
   text_buffer out = {0};
   for (const char *line = message; *line;) {
     const char *end = strchr(line, '\n');
@@ -422,6 +432,7 @@ char *ck__build_errors_first(const char *message) {
  * or NULL when out of memory.
  */
 char *ck__source_map_rewrite(const ck__source_map *map, const char *log) {
+  assert(map && (map->lines || map->line_count == 0) && log);
   static const char *const anonymous[] = {
       "<kernel>:", "<source>:", "input.cl:"};
   text_buffer out = {0};
@@ -492,6 +503,7 @@ static const struct {
 /* Appends text with every "*" + "/" split by a blank, so that it cannot
  * end the comment it stands in (a device's name comes from its driver). */
 static ck_status append_commented(text_buffer *buffer, const char *text) {
+  assert(buffer && text);
   ck_status status = CK_OK;
   for (const char *at = text; *at && status == CK_OK; ++at) {
     status = append(buffer, at, 1);
@@ -504,6 +516,7 @@ static ck_status append_commented(text_buffer *buffer, const char *text) {
 /* Appends options as comment lines of at most 76 columns, indented. */
 static ck_status append_options_commented(text_buffer *buffer,
                                           const char *options) {
+  assert(buffer && options);
   ck_status status = CK_OK;
   size_t column = 0;
   for (const char *at = options; *at && status == CK_OK;) {
@@ -529,6 +542,7 @@ static ck_status append_options_commented(text_buffer *buffer,
 /* Appends each -DNAME[=VALUE] of options as a #define that a build's own
  * -DNAME overrides; other options (-cl-std, -w) are left to the comment. */
 static ck_status append_defines(text_buffer *buffer, const char *options) {
+  assert(buffer && options);
   ck_status status = CK_OK;
   for (const char *at = options; *at && status == CK_OK;) {
     size_t length = strcspn(at, " ");
@@ -620,6 +634,7 @@ fail:
 
 ck_status ck__device_build_options(const ck_device *device, char *options,
                                    size_t capacity) {
+  assert(device && options && capacity > 0);
   /* OpenCL C 1.2 is what every target offers (NVIDIA's included). */
   int has_c12 = strstr(device->c_version, "OpenCL C 1.0") == NULL &&
                 strstr(device->c_version, "OpenCL C 1.1") == NULL;

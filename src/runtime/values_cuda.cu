@@ -6,6 +6,7 @@
  * ck__host_values makes a host objective's: NaN the largest value of the
  * run's precision, the rest clamped to its range.
  */
+#include <cassert>
 #include <cfloat>
 #include <cstddef>
 
@@ -44,6 +45,8 @@ static void launch(cudaStream_t stream, unsigned blocks, const void *from,
 extern "C" int ck__cuda_values_launch(void *stream, const void *from,
                                       size_t from_size, size_t stride,
                                       void *to, size_t to_size, size_t count) {
+  assert((from_size == 4 || from_size == 8) && (to_size == 4 || to_size == 8));
+  assert(stride >= 1 && ((from && to) || count == 0)); /* values_named */
   size_t wanted = (count + 255) / 256;
   unsigned blocks = (unsigned)(wanted < 65536 ? (wanted ? wanted : 1) : 65536);
   cudaStream_t s = (cudaStream_t)stream;

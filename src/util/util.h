@@ -138,6 +138,59 @@ unsigned long long ck__host_memory(void);
  * never when memory is 0 (unknown). */
 int ck__memory_exceeded(double bytes, unsigned long long memory);
 
+/* ---- Test hooks (test_control.c) ------------------------------------- */
+/*
+ * The one way tests steer the library past what its API offers: a small
+ * bound reached without a long run, a failure on cue, a path a GPU of
+ * another kind would take. Modelled on sqlite3_test_control(). Every hook
+ * is 0 until a test sets it, and 0 is the library's own behaviour. The
+ * library sets none, but clears a one-shot hook that it used and adds to
+ * a count. A hook is the process's (every thread reads the
+ * one value) or the calling thread's (runs on other threads go on as
+ * they would, and a spread's workers do not inherit it).
+ */
+typedef enum ck__test_op {
+  /* Process. The most entries a history holds (made even, and at least
+   * 2), so that tests reach the bound without a long run. 0: as many as
+   * fit in 64 MiB, and at least 64. Read by ck__history_init. */
+  CK__TEST_HISTORY_LIMIT,
+  /* Thread. The calling thread's next making of member N's worker thread
+   * (ck__spread_each) fails as if the system refused it; back to 0 then. */
+  CK__TEST_SPREAD_THREAD_FAILS,
+  /* Thread. 1: ck__peer_open gives copies between ref devices too (a
+   * memmove at the call), so that what crosses them is checked without a
+   * GPU. At most 1. */
+  CK__TEST_PEER_REF,
+  /* Thread. 1: CUDA programs are built as PTX for their device's
+   * architecture, as for a GPU newer than NVRTC, and loaded through the
+   * driver's compiler; an older architecture (75 for sm_75): as PTX for
+   * that one, so that the kernels' fallbacks for older GPUs run here. */
+  CK__TEST_CUDA_AS_PTX,
+  /* Thread. A count, not a switch: the CUDA programs built as PTX. */
+  CK__TEST_CUDA_PTX_BUILDS,
+  /* Thread. The next load of a CUDA program's machine code fails with
+   * this CUDA error code (a cudaError_t) instead; back to 0 then. */
+  CK__TEST_CUDA_LOAD_FAILS,
+  /* Thread. While a gas spread is made (ck__gas_spread_begin): each
+   * member's outbox for resident steps holds exactly this many entries
+   * past the most a region last held, and a member starts with an outbox
+   * of this many entries a side and this many slots past its particles,
+   * which grow as they must. At most UINT32_MAX. */
+  CK__TEST_GAS_ROOM,
+  /* Thread. While a gas spread is made: the particles a member from which
+   * slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread.c), through
+   * the host too. */
+  CK__TEST_GAS_TIERS_FROM,
+  CK__TEST_OPS /* how many there are */
+} ck__test_op;
+
+/* Sets hook op to value. CK_ERROR_INVALID_ARGUMENT, naming the hook, for
+ * an op that is none of the above or a value past the hook's most. */
+ck_status ck__test_control(ck__test_op op, size_t value);
+/* The hook's value (the calling thread's, for a thread's hook); op must be
+ * one of the above. */
+size_t ck__test_value(ck__test_op op);
+
 /* ---- SHA-256 (sha256.c) ------------------------------------------------ */
 typedef struct ck__sha256_context {
   uint32_t state[8];
