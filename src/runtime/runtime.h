@@ -368,6 +368,20 @@ typedef enum ck__cuda_reach {
 ck__cuda_reach ck__cuda_reach_of(int architecture, int nvrtc_oldest,
                                  int nvrtc_newest, int native_oldest);
 
+/* nvrtc_cuda.c: the oldest and newest architectures NVRTC builds for
+ * (sm_XY as XY), or 0 and 0 where it cannot say; the prelude, then
+ * source, as a malloc'd text in *full; and that text compiled for
+ * sm_<architecture> into a malloc'd *cubin: machine code, or PTX where
+ * the GPU is newer than NVRTC (or CK__TEST_CUDA_AS_PTX asks). target
+ * names the device in messages. */
+void ck__nvrtc_range(int *oldest, int *newest);
+ck_status ck__nvrtc_with_prelude(const char *name, const char *source,
+                                 char **full);
+ck_status ck__nvrtc_compile(int architecture, const char *target,
+                            const char *name, const char *source,
+                            const char *options, void **cubin,
+                            size_t *cubin_size);
+
 /* "" for a CUDA error code (cudaError_t) that leaves the context usable;
  * for one that does not (an illegal address in a kernel, ...), a note to
  * append to its message saying so. */
