@@ -2,7 +2,8 @@
  * cli_bench.c - bench and compare: each workload on each device at a size
  * that fills the device (or one size for all), checked against ref, with
  * its rate, its cost model's bandwidth and FLOP/s, its share of the
- * device's peak and the speed-ups; then the report (cli_report.c).
+ * device's peak and the speed-ups; then the report (cli_report.c,
+ * cli_report_html.c).
  *
  * Agreement is checked at ref's size: ref runs CK_BENCH_REF_RUNG (a size
  * forced by --size, or compare's options as given), and every device runs
