@@ -30,7 +30,7 @@ typedef struct cli_bench_options {
   int formats;        /* how many of --json, --csv, --markdown were given */
 } cli_bench_options;
 
-/* Option codes of the shared options, after clkit.c's own. */
+/* Option codes of the shared options, after cli.h's own. */
 enum {
   CLI_BENCH_OPT_JSON = 3000,
   CLI_BENCH_OPT_SIZE,
