@@ -153,7 +153,7 @@ void cli_catch_interruptions_again(void) {
   handle_stop_signals(*rank_ending ? end_rank : note_interruption);
 }
 
-/* end_rank, from now on. */
+/* The stop signals go to end_rank from now on, which names this rank. */
 void cli_end_rank_on_signals(int rank, int ranks) {
   snprintf(rank_ending, sizeof rank_ending, "%s: rank %d of %d: ended by ",
            cli_program_name, rank, ranks);
@@ -165,7 +165,8 @@ int cli_interrupted(void) {
   return interruption;
 }
 
-/* The status a shell gives a command a signal ended. */
+/* 128 + the signal's number: the status a shell gives a command that a
+ * signal ended. */
 int cli_report_interruption(void) {
   const char *message = "";
   ck_error_get_last(&message);
