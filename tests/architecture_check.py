@@ -68,8 +68,6 @@ OVER = {
     "src/nn/dataset.c": 1742,
     "src/runtime/queue_cuda.c": 1115,
     "src/tsp/tsplib.c": 1451,
-    "tools/cli_report.c": 1282,
-    "tools/clkit.c": 1777,
 }
 
 CONDITIONAL = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif)\b.*\bCK_HAVE_")

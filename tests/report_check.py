@@ -25,7 +25,8 @@ import xml.etree.ElementTree as ET
 import zlib
 
 SVG = "{http://www.w3.org/2000/svg}"
-# The first device's colour in the report's palette (tools/cli_report.c).
+# The first device's colour in the report's palette
+# (tools/cli_report_html.c).
 FIRST_COLOUR = (0x4E, 0x79, 0xA7)
 failures = 0
 

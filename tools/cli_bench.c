@@ -2,7 +2,8 @@
  * cli_bench.c - bench and compare: each workload on each device at a size
  * that fills the device (or one size for all), checked against ref, with
  * its rate, its cost model's bandwidth and FLOP/s, its share of the
- * device's peak and the speed-ups; then the report (cli_report.c).
+ * device's peak and the speed-ups; then the report (cli_report.c,
+ * cli_report_html.c).
  *
  * Agreement is checked at ref's size: ref runs CK_BENCH_REF_RUNG (a size
  * forced by --size, or compare's options as given), and every device runs
@@ -568,37 +569,43 @@ static int write_html(const char *path, const cli_bench_report *report) {
   return status == CK_OK ? EXIT_OK : cli_report(status);
 }
 
-int cli_bench_run(const cli_bench_job *job) {
+/* The report's metadata and its arrays, from the job: 0, or 1 out of
+ * memory (said). */
+static int begin_report(const cli_bench_job *job, cli_bench_report *report) {
   const cli_bench_options *options = job->options;
-  cli_bench_report report;
-  memset(&report, 0, sizeof report);
-  bench_state state = {job, &report, {{0}}};
-  cli_report_meta(&report.meta, job->argc, job->argv);
-  report.meta.command = job->command;
-  report.meta.size = job->given_size ? "as given" : options->size;
-  report.meta.repeat = options->repeat;
-  report.meta.seed = job->run.seed;
-  report.meta.given_size = job->given_size;
-  report.every_device = job->every_device;
-  report.device_count = job->count;
-  report.workload_count = job->workload_count;
-  report.row_count = job->count * job->workload_count;
-  report.devices = calloc(job->count ? job->count : 1, sizeof *report.devices);
-  report.workloads = calloc(job->workload_count ? job->workload_count : 1,
-                            sizeof *report.workloads);
-  report.rows =
-      calloc(report.row_count ? report.row_count : 1, sizeof *report.rows);
-  if (!report.devices || !report.workloads || !report.rows) {
-    release_report(&report, options->repeat);
+  cli_report_meta(&report->meta, job->argc, job->argv);
+  report->meta.command = job->command;
+  report->meta.size = job->given_size ? "as given" : options->size;
+  report->meta.repeat = options->repeat;
+  report->meta.seed = job->run.seed;
+  report->meta.given_size = job->given_size;
+  report->every_device = job->every_device;
+  report->device_count = job->count;
+  report->workload_count = job->workload_count;
+  report->row_count = job->count * job->workload_count;
+  report->devices =
+      calloc(job->count ? job->count : 1, sizeof *report->devices);
+  report->workloads = calloc(job->workload_count ? job->workload_count : 1,
+                             sizeof *report->workloads);
+  report->rows =
+      calloc(report->row_count ? report->row_count : 1, sizeof *report->rows);
+  if (!report->devices || !report->workloads || !report->rows) {
     fprintf(stderr, "clkit: out of memory\n");
     return EXIT_FAILURE_RUN;
   }
+  return EXIT_OK;
+}
+
+/* Each device with its peaks, each workload, and each row waiting for
+ * its runs. Returns how many measured runs a workload makes. */
+static size_t plan_report(const cli_bench_job *job, cli_bench_report *report) {
+  const cli_bench_options *options = job->options;
   size_t planned = 0;
   for (size_t k = 0; k < job->count; ++k) {
-    cli_bench_device *device = &report.devices[k];
+    cli_bench_device *device = &report->devices[k];
     device->device = &job->set->devices[job->indices[k]];
     if (job->indices[k] == job->first)
-      report.first = k;
+      report->first = k;
     /* bench measures the peaks the cache lacks; compare reads them. */
     device_peaks(device->device, strcmp(job->command, "bench") == 0,
                  job->status != CLI_STATUS_OFF, &device->peaks.gbs,
@@ -607,80 +614,119 @@ int cli_bench_run(const cli_bench_job *job) {
                                                          : options->repeat;
   }
   for (size_t w = 0; w < job->workload_count; ++w) {
-    cli_bench_workload *info = &report.workloads[w];
+    cli_bench_workload *info = &report->workloads[w];
     info->workload = job->workloads[w];
     ck_workload_describe(info->workload, &info->name, NULL, NULL);
     ck_bench_describe(info->workload, &info->format);
     info->ref_throughput = info->ref_gflops = NAN;
     for (size_t k = 0; k < job->count; ++k) {
-      cli_bench_row *row = &report.rows[w * job->count + k];
+      cli_bench_row *row = &report->rows[w * job->count + k];
       row->workload = info->workload;
-      row->device = report.devices[k].device;
+      row->device = report->devices[k].device;
       row->device_at = k;
       row->is_ref = row->device->backend == CK_BACKEND_REF;
       row->rung = -1;
     }
   }
-  /* Outputs that every run would write again, and inputs read once, are
-   * refused before anything runs (ck_workload_check_devices). */
+  return planned;
+}
+
+/* Outputs that every run would write again, and inputs read once, are
+ * refused before anything runs (ck_workload_check_devices): 0, or the
+ * exit status said. */
+static int check_outputs(bench_state *state, size_t planned) {
+  const cli_bench_job *job = state->job;
+  const cli_bench_report *report = state->report;
   size_t runs = planned + 1;
   for (size_t k = 0; k < job->count; ++k)
-    runs += !job->given_size && options->rung < 0 &&
-            report.devices[k].device->backend != CK_BACKEND_REF;
+    runs += !job->given_size && job->options->rung < 0 &&
+            report->devices[k].device->backend != CK_BACKEND_REF;
   for (size_t w = 0; w < job->workload_count; ++w) {
-    const ck_workload *workload = report.workloads[w].workload;
+    const ck_workload *workload = report->workloads[w].workload;
     ck_status status = ck_workload_check_devices(
-        workload, state.merged, merge(&state, workload, check_rung(job)), runs);
-    if (status != CK_OK) {
-      release_report(&report, options->repeat);
+        workload, state->merged, merge(state, workload, check_rung(job)), runs);
+    if (status != CK_OK)
       return cli_report(status);
+  }
+  return EXIT_OK;
+}
+
+/* Workload w: ref's run as the oracle, then each device's row (ref's
+ * first), the rates, and in text its block of the table. */
+static int measure_workload(bench_state *state, size_t w) {
+  const cli_bench_job *job = state->job;
+  cli_bench_report *report = state->report;
+  cli_bench_workload *info = &report->workloads[w];
+  int exit_code = run_once(state, info->workload, 0, 1,
+                           merge(state, info->workload, check_rung(job)),
+                           &info->oracle_run);
+  if (exit_code != EXIT_OK)
+    return exit_code;
+  info->oracle = &info->oracle_run;
+  ck_result_describe_size(info->oracle, info->check_size,
+                          sizeof info->check_size);
+  reference_from_oracle(info);
+  /* ref's row first: its runs are the oracle's and its repeats. */
+  for (int pass = 0; pass < 2 && exit_code == EXIT_OK; ++pass)
+    for (size_t k = 0; k < job->count && exit_code == EXIT_OK; ++k) {
+      cli_bench_row *row = &report->rows[w * job->count + k];
+      if (row->is_ref == (pass == 0))
+        exit_code = measure_row(state, info, row, job->indices[k]);
     }
+  if (exit_code != EXIT_OK)
+    return exit_code;
+  derive(report, w);
+  if (job->options->format == CLI_FORMAT_TEXT) {
+    cli_report_text_workload(stdout, report, w);
+    fflush(stdout);
+  }
+  return EXIT_OK;
+}
+
+/* The report in the format asked for, and the HTML page; then 1 where a
+ * row failed or disagrees. */
+static int finish_report(const cli_bench_options *options,
+                         const cli_bench_report *report) {
+  int exit_code = EXIT_OK;
+  if (options->format == CLI_FORMAT_JSON)
+    exit_code = print_text(cli_report_json(report));
+  else if (options->format == CLI_FORMAT_CSV)
+    exit_code = print_text(cli_report_csv(report));
+  else if (options->format == CLI_FORMAT_MARKDOWN)
+    exit_code = print_text(cli_report_markdown(report));
+  if (exit_code == EXIT_OK && options->report)
+    exit_code = write_html(options->report, report);
+  for (size_t i = 0; exit_code == EXIT_OK && i < report->row_count; ++i)
+    if (row_failed(&report->rows[i]))
+      exit_code = EXIT_FAILURE_RUN;
+  return exit_code;
+}
+
+int cli_bench_run(const cli_bench_job *job) {
+  const cli_bench_options *options = job->options;
+  cli_bench_report report;
+  memset(&report, 0, sizeof report);
+  bench_state state = {job, &report, {{0}}};
+  int exit_code = begin_report(job, &report);
+  if (exit_code != EXIT_OK) {
+    release_report(&report, options->repeat);
+    return exit_code;
+  }
+  size_t planned = plan_report(job, &report);
+  exit_code = check_outputs(&state, planned);
+  if (exit_code != EXIT_OK) {
+    release_report(&report, options->repeat);
+    return exit_code;
   }
   cli_status_begin(job->status, job->verbose,
                    job->workload_count * (planned + 1));
   if (options->format == CLI_FORMAT_TEXT)
     cli_report_text_head(stdout, &report);
-  int exit_code = EXIT_OK;
-  for (size_t w = 0; exit_code == EXIT_OK && w < job->workload_count; ++w) {
-    cli_bench_workload *info = &report.workloads[w];
-    exit_code = run_once(&state, info->workload, 0, 1,
-                         merge(&state, info->workload, check_rung(job)),
-                         &info->oracle_run);
-    if (exit_code != EXIT_OK)
-      break;
-    info->oracle = &info->oracle_run;
-    ck_result_describe_size(info->oracle, info->check_size,
-                            sizeof info->check_size);
-    reference_from_oracle(info);
-    /* ref's row first: its runs are the oracle's and its repeats. */
-    for (int pass = 0; pass < 2 && exit_code == EXIT_OK; ++pass)
-      for (size_t k = 0; k < job->count && exit_code == EXIT_OK; ++k) {
-        cli_bench_row *row = &report.rows[w * job->count + k];
-        if (row->is_ref == (pass == 0))
-          exit_code = measure_row(&state, info, row, job->indices[k]);
-      }
-    if (exit_code != EXIT_OK)
-      break;
-    derive(&report, w);
-    if (options->format == CLI_FORMAT_TEXT) {
-      cli_report_text_workload(stdout, &report, w);
-      fflush(stdout);
-    }
-  }
+  for (size_t w = 0; exit_code == EXIT_OK && w < job->workload_count; ++w)
+    exit_code = measure_workload(&state, w);
   cli_status_end();
-  if (exit_code == EXIT_OK) {
-    if (options->format == CLI_FORMAT_JSON)
-      exit_code = print_text(cli_report_json(&report));
-    else if (options->format == CLI_FORMAT_CSV)
-      exit_code = print_text(cli_report_csv(&report));
-    else if (options->format == CLI_FORMAT_MARKDOWN)
-      exit_code = print_text(cli_report_markdown(&report));
-  }
-  if (exit_code == EXIT_OK && options->report)
-    exit_code = write_html(options->report, &report);
-  for (size_t i = 0; exit_code == EXIT_OK && i < report.row_count; ++i)
-    if (row_failed(&report.rows[i]))
-      exit_code = EXIT_FAILURE_RUN;
+  if (exit_code == EXIT_OK)
+    exit_code = finish_report(options, &report);
   release_report(&report, options->repeat);
   return exit_code;
 }

@@ -1,7 +1,7 @@
 /*
  * cli_bench.h - bench's and compare's measurements of devices side by
- * side (cli_bench.c) and their reports: text, JSON, CSV, Markdown and a
- * self-contained HTML page (cli_report.c).
+ * side (cli_bench.c) and their reports: text, JSON, CSV, Markdown
+ * (cli_report.c) and a self-contained HTML page (cli_report_html.c).
  */
 #ifndef CK_CLI_BENCH_H
 #define CK_CLI_BENCH_H
@@ -30,7 +30,7 @@ typedef struct cli_bench_options {
   int formats;        /* how many of --json, --csv, --markdown were given */
 } cli_bench_options;
 
-/* Option codes of the shared options, after clkit.c's own. */
+/* Option codes of the shared options, after cli.h's own. */
 enum {
   CLI_BENCH_OPT_JSON = 3000,
   CLI_BENCH_OPT_SIZE,
@@ -181,7 +181,7 @@ typedef struct cli_bench_job {
  * --report. Returns the exit status. */
 int cli_bench_run(const cli_bench_job *job);
 
-/* ---- reports (cli_report.c) ---- */
+/* ---- reports (cli_report.c; the HTML page, cli_report_html.c) ---- */
 
 /* The host, the date and clkit's version and commit into meta. */
 void cli_report_meta(cli_bench_meta *meta, int argc, char **argv);

@@ -283,11 +283,10 @@ static void print_table(FILE *out, const peak_row *rows, size_t count,
                      : "by kind and size: not every device has peaks");
 }
 
-int cli_peak(int argc, char **argv) {
-  /* As 'clkit devices --peak', argv[0] is "devices" and --peak is taken. */
-  const char *command = strcmp(argv[0], "devices") == 0 ? "devices" : "peak";
-  int json = 0, refresh = 0, exit_code = EXIT_OK;
-  const char *selector = "all";
+/* The options of peak, and of devices --peak (command): -1 to go on,
+ * else an exit status (0 after --help). */
+static int parse_peak_options(const char *command, int argc, char **argv,
+                              int *json, int *refresh, const char **selector) {
   static const struct option options[] = {
       {"device", required_argument, NULL, PEAK_DEVICE},
       {"json", no_argument, NULL, PEAK_JSON},
@@ -301,13 +300,13 @@ int cli_peak(int argc, char **argv) {
     case PEAK_DEVICE:
       if (!*optarg)
         return peak_usage(command, "--device: an empty selector");
-      selector = optarg;
+      *selector = optarg;
       break;
     case PEAK_JSON:
-      json = 1;
+      *json = 1;
       break;
     case PEAK_REFRESH:
-      refresh = 1;
+      *refresh = 1;
       break;
     case PEAK_PEAK:
       if (strcmp(command, "devices") != 0)
@@ -325,30 +324,15 @@ int cli_peak(int argc, char **argv) {
   }
   if (optind < argc)
     return peak_usage(command, "unexpected argument '%.160s'", argv[optind]);
+  return -1;
+}
 
-  ck_device_set set;
-  size_t indices[MAX_PEAK_DEVICES], count = 0;
-  ck_status status = ck_device_enumerate(&set);
-  if (status != CK_OK)
-    return cli_report(status);
-  status = ck_device_select(&set, selector, indices, MAX_PEAK_DEVICES, &count);
-  if (status != CK_OK) {
-    const char *message = "";
-    ck_error_get_last(&message);
-    fprintf(stderr, "clkit %s: %s\n", command, message);
-    ck_device_set_free(&set);
-    return EXIT_USAGE;
-  }
-  peak_row *rows = calloc(count, sizeof *rows);
-  if (!rows) {
-    fprintf(stderr, "clkit %s: out of memory\n", command);
-    ck_device_set_free(&set);
-    return EXIT_FAILURE_RUN;
-  }
-  int talk = !json && isatty(STDERR_FILENO);
+/* Each row's peaks: those kept, else (or with refresh) measured, saying
+ * so on a terminal (talk). Returns the exit status: 1 where a device or
+ * one of its measurements failed. */
+static int measure_rows(peak_row *rows, size_t count, int refresh, int talk) {
   for (size_t k = 0; k < count; ++k) {
     peak_row *row = &rows[k];
-    row->device = &set.devices[indices[k]];
     if (!refresh && ck_peak_load(row->device, &row->peak) == CK_OK)
       continue;
     if (talk)
@@ -361,6 +345,7 @@ int cli_peak(int argc, char **argv) {
       snprintf(row->message, sizeof row->message, "%s", message);
     }
   }
+  int exit_code = EXIT_OK;
   for (size_t k = 0; k < count; ++k) {
     if (rows[k].status != CK_OK)
       exit_code = EXIT_FAILURE_RUN;
@@ -368,16 +353,56 @@ int cli_peak(int argc, char **argv) {
       if (rows[k].peak.values[m].state == CK_PEAK_FAILED)
         exit_code = EXIT_FAILURE_RUN;
   }
+  return exit_code;
+}
+
+/* The devices selector picks, measured and printed. */
+static int peak_devices(const char *command, const ck_device_set *set,
+                        const char *selector, int json, int refresh) {
+  size_t indices[MAX_PEAK_DEVICES], count = 0;
+  ck_status status =
+      ck_device_select(set, selector, indices, MAX_PEAK_DEVICES, &count);
+  if (status != CK_OK) {
+    const char *message = "";
+    ck_error_get_last(&message);
+    fprintf(stderr, "clkit %s: %s\n", command, message);
+    return EXIT_USAGE;
+  }
+  peak_row *rows = calloc(count, sizeof *rows);
+  if (!rows) {
+    fprintf(stderr, "clkit %s: out of memory\n", command);
+    return EXIT_FAILURE_RUN;
+  }
+  for (size_t k = 0; k < count; ++k)
+    rows[k].device = &set->devices[indices[k]];
+  int exit_code =
+      measure_rows(rows, count, refresh, !json && isatty(STDERR_FILENO));
   size_t chosen = 0;
   int by_peaks = 0;
-  int have_default =
-      ck_device_choose_default(&set, &chosen, &by_peaks) == CK_OK;
-  const ck_device *default_device = have_default ? &set.devices[chosen] : NULL;
+  int have_default = ck_device_choose_default(set, &chosen, &by_peaks) == CK_OK;
+  const ck_device *default_device = have_default ? &set->devices[chosen] : NULL;
   if (json)
     print_json(stdout, rows, count, default_device, by_peaks);
   else
     print_table(stdout, rows, count, default_device, by_peaks);
   free(rows);
+  return exit_code;
+}
+
+int cli_peak(int argc, char **argv) {
+  /* As 'clkit devices --peak', argv[0] is "devices" and --peak is taken. */
+  const char *command = strcmp(argv[0], "devices") == 0 ? "devices" : "peak";
+  int json = 0, refresh = 0;
+  const char *selector = "all";
+  int exit_code =
+      parse_peak_options(command, argc, argv, &json, &refresh, &selector);
+  if (exit_code >= 0)
+    return exit_code;
+  ck_device_set set;
+  ck_status status = ck_device_enumerate(&set);
+  if (status != CK_OK)
+    return cli_report(status);
+  exit_code = peak_devices(command, &set, selector, json, refresh);
   ck_device_set_free(&set);
   return exit_code;
 }
