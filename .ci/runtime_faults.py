@@ -1,18 +1,15 @@
 #!/usr/bin/env python3
 """Prints the names of the tests in a meson testlog.json that failed only
-by a known, intermittent fault of a runtime they run on, not of the code
-under test. Exits 1, printing why, if any failed test does not fit, or
+by a known, intermittent fault of the sanitizers' runtime, not of the
+code under test. Exits 1, printing why, if any failed test does not fit, or
 none failed. Usage:
 
     python3 .ci/runtime_faults.py BUILD/meson-logs/testlog.json
 
-The faults:
-- LeakSanitizer's own tracer crashed as the process exited: the test's
-  checks all passed, and nothing reported a leak or an error.
-- PoCL 3.1 aborted on an assertion inside its cache of kernel binaries
-  (pocl_release_dlhandle_cache), seen in test_gas under load, where
-  threads run kernels on queues of their own; no sanitizer reported an
-  error before it. Such a test runs again whole.
+The fault: LeakSanitizer's own tracer crashed as the process exited,
+while the test's checks all passed and nothing reported a leak or an
+error. (PoCL 3.1's assertion in pocl_release_dlhandle_cache, once seen
+here, is clkit's to avoid: src/runtime/queue_opencl.c gates its kernels.)
 """
 import json
 import re
@@ -20,16 +17,13 @@ import sys
 
 PASSED = {"OK", "SKIP", "EXPECTEDFAIL"}
 TRACER = ("Tracer caught signal", "LeakSanitizer has encountered a fatal error")
-POCL = "pocl_release_dlhandle_cache: Assertion"
 REAL = ("detected memory leaks", "ERROR: AddressSanitizer", "runtime error:")
 
 
 def runtime_fault(text):
-    """Whether a failed test's output shows one of the faults above."""
+    """Whether a failed test's output shows the fault above."""
     if any(r in text for r in REAL):
         return False
-    if POCL in text:
-        return True
     checks = re.findall(r"^\d+ checks, (\d+) failed$", text, re.M)
     return all(c in text for c in TRACER) and checks and checks[-1] == "0"
 

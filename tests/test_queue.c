@@ -3,7 +3,8 @@
  * buffer round trips (blocking and not), fill, copy, range errors, a
  * kernel launch whose output is checked against the host Philox, events
  * and kernel timing; buffers and kernels of one queue refused by another,
- * and launch sizes whose products pass a size_t.
+ * launch sizes whose products pass a size_t, and kernels of two queues
+ * taking turns on PoCL before 5.
  */
 #include <stdint.h>
 
@@ -427,6 +428,66 @@ static void peak_kernel(const ck_device *device) {
     ck_program_destroy(program);
   }
   ck_queue_destroy(queue);
+}
+
+/* PoCL before 5 ends the process when launches of one kernel at two grid
+ * sizes run at once from two queues (queue_opencl.c's gate). There a
+ * queue's kernel starts only after the other queue's last one ended: a
+ * long multiply-add kernel on one queue, then a short launch of it on
+ * another, whose start must not come before the long one's end. */
+static void pocl_queues_take_turns(const ck_device *device) {
+  int pocl = ck__device_pocl_major(device);
+  if (pocl <= 0 || pocl >= 5)
+    return;
+  const float scale = 0.9f, offset = 0.5f;
+  ck_queue *queues[2] = {NULL, NULL};
+  ck_program *programs[2] = {NULL, NULL};
+  ck_kernel *kernels[2] = {NULL, NULL};
+  ck_buffer *results[2] = {NULL, NULL};
+  ck_event *events[2] = {NULL, NULL};
+  static const size_t sizes[2] = {1 << 16, 64};
+  for (int i = 0; i < 2; ++i) {
+    CHECK_OK(ck_queue_create(device, &queues[i]));
+    if (!queues[i])
+      goto done;
+    CHECK_OK(ck_program_build(queues[i], "peak",
+                              "-DCK_PEAK_ITERATIONS=512 -DCK_PEAK_WIDTH=1",
+                              &programs[i]));
+    if (programs[i])
+      CHECK_OK(ck_kernel_create(programs[i], "ck_peak_fma", &kernels[i]));
+    CHECK_OK(
+        ck_buffer_create(queues[i], sizes[i] * sizeof(float), &results[i]));
+    if (!kernels[i] || !results[i])
+      goto done;
+    CHECK_OK(ck_kernel_set_buffer(kernels[i], 0, results[i]));
+    CHECK_OK(ck_kernel_set_value(kernels[i], 1, sizeof scale, &scale));
+    CHECK_OK(ck_kernel_set_value(kernels[i], 2, sizeof offset, &offset));
+  }
+  for (int i = 0; i < 2; ++i)
+    CHECK_OK(
+        ck_queue_launch(queues[i], kernels[i], 1, &sizes[i], NULL, &events[i]));
+  uint64_t start[2] = {0, 0}, end[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    CHECK_OK(ck_queue_finish(queues[i]));
+    if (events[i])
+      CHECK_OK(ck_event_get_times(events[i], &start[i], &end[i]));
+  }
+  printf("PoCL %d, two queues: the long kernel ran %.1f ms; the short one "
+         "started %.3f ms after it ended\n",
+         pocl, (double)(end[0] - start[0]) * 1e-6,
+         ((double)start[1] - (double)end[0]) * 1e-6);
+  CHECK_MSG(end[0] > start[0] && start[1] >= end[0],
+            "the second queue's kernel started at %llu, before the first's "
+            "end at %llu",
+            (unsigned long long)start[1], (unsigned long long)end[0]);
+done:
+  for (int i = 0; i < 2; ++i) {
+    ck_event_destroy(events[i]);
+    ck_kernel_destroy(kernels[i]);
+    ck_program_destroy(programs[i]);
+    ck_buffer_destroy(results[i]);
+    ck_queue_destroy(queues[i]);
+  }
 }
 
 /* A device the caller filled in without a largest allocation: ref
@@ -968,6 +1029,7 @@ int main(void) {
     round_trips(&set.devices[opencl]);
     kernel_launch(&set.devices[opencl]);
     peak_kernel(&set.devices[opencl]);
+    pocl_queues_take_turns(&set.devices[opencl]);
     foreign_buffers(&set.devices[0], &set.devices[opencl]);
     foreign_buffers(&set.devices[opencl], &set.devices[0]);
     foreign_buffers(&set.devices[opencl], &set.devices[opencl]);

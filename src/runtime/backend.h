@@ -227,4 +227,12 @@ ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
 /* "CL_OUT_OF_RESOURCES" and so on, for messages. */
 const char *ck__opencl_error_name(int code);
 
+/* Whether this process is a child forked after it first called into
+ * OpenCL (device_opencl.c): then it makes no OpenCL call. */
+int ck__opencl_forked(void);
+
+/* The failure of every OpenCL call in such a child; what names the
+ * device (or "") and comes first. Returns CK_ERROR_UNSUPPORTED. */
+ck_status ck__opencl_refuse_forked(const char *what);
+
 #endif /* CK_BACKEND_H */

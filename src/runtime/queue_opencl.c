@@ -1,11 +1,10 @@
 /*
- * queue_opencl.c - the OpenCL backend of ck_queue, program builds through
- * the on-disk binary cache, and the OpenCL devices: their enumeration and
- * what clkit must know of their runtimes. Targets the OpenCL 1.2 host API.
+ * queue_opencl.c - the OpenCL backend of ck_queue, and program builds
+ * through the on-disk binary cache (device_opencl.c lists the devices).
+ * Targets the OpenCL 1.2 host API.
  */
 #include <CL/cl.h>
 #include <assert.h>
-#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@ typedef struct opencl_queue {
   cl_event *pending;
   size_t pending_count;
   size_t pending_capacity;
+  int gated; /* launches pass the PoCL gate (below) */
 } opencl_queue;
 
 const char *ck__opencl_error_name(int code) {
@@ -103,38 +103,59 @@ static opencl_queue *state(const ck_queue *queue) {
   return (opencl_queue *)queue->backend;
 }
 
-/* OpenCL runtimes do their work on threads of their own (PoCL's pthread
- * device runs every command on them), which fork() does not copy: a child
- * of a process that used OpenCL would wait for them forever. So once this
- * process first calls into OpenCL, a fork marks the child, which then
- * makes no OpenCL call: those that work fail, those that release leak. */
-static pthread_once_t fork_watch = PTHREAD_ONCE_INIT;
-static int forked;
-
-static void mark_child(void) {
-  forked = 1;
-}
-
-static void watch_forks(void) {
-  pthread_atfork(NULL, NULL, mark_child);
-}
-
-/* The failure of every OpenCL call in a marked child; what names the
- * device (or "") comes first. */
-static ck_status refuse_forked(const char *what) {
-  return ck__fail(CK_ERROR_UNSUPPORTED,
-                  "%s%sOpenCL cannot run in this process: it was forked "
-                  "from one that had used OpenCL, whose runtime threads a "
-                  "fork does not copy (its calls would hang). Start workers "
-                  "as new programs (exec after fork), or fork before the "
-                  "first OpenCL call",
-                  what, *what ? ": " : "");
-}
-
 static ck_status refuse(const ck_queue *queue) {
   char what[96];
   snprintf(what, sizeof what, "device %s", queue->device.id);
-  return refuse_forked(what);
+  return ck__opencl_refuse_forked(what);
+}
+
+/* PoCL before 5 (3.1 is Debian 12's) keeps its loaded kernel binaries
+ * in one cache for the process. A launch takes the first entry of its
+ * kernel that fits its grid; its end releases the first entry of that
+ * kernel, fitting or not. While launches of one kernel at two grid sizes
+ * run at once, from two queues, the release can miss its entry, and a
+ * count falls below zero: PoCL fails an assertion and ends the process.
+ * An in-order queue alone cannot do this. So kernels run on one gated
+ * queue at a time: before its first launch after another queue's, a
+ * queue waits for that queue's last kernel to end. One queue alone never
+ * waits; queues taking turns wait at each turn. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static cl_command_queue gate_queue; /* the queue that launched last */
+static cl_event gate_last;          /* its last kernel (both retained) */
+
+/* Drops the gate's hold on its queue and kernel; call with gate_lock. */
+static void gate_clear(void) {
+  if (gate_last)
+    clReleaseEvent(gate_last);
+  if (gate_queue)
+    clReleaseCommandQueue(gate_queue);
+  gate_last = NULL;
+  gate_queue = NULL;
+}
+
+/* Waits, with gate_lock held, until no other queue's kernel runs. */
+static void gate_enter(cl_command_queue queue) {
+  if (gate_queue && gate_queue != queue) {
+    /* A failed kernel of the other queue is that queue's to report. */
+    clFlush(gate_queue);
+    clWaitForEvents(1, &gate_last);
+    gate_clear();
+  }
+}
+
+/* Records launched, the last kernel of queue; call with gate_lock. */
+static void gate_leave(cl_command_queue queue, cl_event launched) {
+  if (!launched)
+    return;
+  if (gate_queue != queue) {
+    gate_clear();
+    clRetainCommandQueue(queue);
+    gate_queue = queue;
+  } else if (gate_last) {
+    clReleaseEvent(gate_last);
+  }
+  clRetainEvent(launched);
+  gate_last = launched;
 }
 
 /* A queue in a new context, or in home's (retained) where given. */
@@ -142,7 +163,7 @@ static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
   assert(queue && (!home || state(home))); /* beside a made state */
   ck_status status = CK_OK;
   cl_int code = CL_SUCCESS;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   opencl_queue *made = calloc(1, sizeof *made);
   if (!made)
@@ -164,6 +185,8 @@ static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
     status = cl_fail(queue, code, "clCreateCommandQueue");
     goto fail;
   }
+  int pocl = ck__device_pocl_major(&queue->device);
+  made->gated = pocl > 0 && pocl < 5;
   queue->backend = made;
   return CK_OK;
 fail:
@@ -212,7 +235,7 @@ static ck_status retire_pending(ck_queue *queue, size_t count) {
 }
 
 static ck_status ocl_finish(ck_queue *queue) {
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   cl_int code = clFinish(state(queue)->queue);
   if (code != CL_SUCCESS)
@@ -224,9 +247,15 @@ static void ocl_destroy(ck_queue *queue) {
   opencl_queue *q = state(queue);
   if (!q)
     return;
-  if (!forked) {
+  if (!ck__opencl_forked()) {
     clFinish(q->queue);
     retire_pending(queue, q->pending_count);
+    if (q->gated) {
+      pthread_mutex_lock(&gate_lock);
+      if (gate_queue == q->queue)
+        gate_clear();
+      pthread_mutex_unlock(&gate_lock);
+    }
     clReleaseCommandQueue(q->queue);
     clReleaseContext(q->context);
   }
@@ -238,7 +267,7 @@ static void ocl_destroy(ck_queue *queue) {
 static ck_status ocl_buffer_create(ck_queue *queue, ck_buffer *buffer) {
   assert(state(queue) && buffer && buffer->size > 0);
   cl_int code = CL_SUCCESS;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   buffer->handle = clCreateBuffer(state(queue)->context, CL_MEM_READ_WRITE,
                                   buffer->size, NULL, &code);
@@ -251,7 +280,7 @@ static ck_status ocl_buffer_create(ck_queue *queue, ck_buffer *buffer) {
 }
 
 static void ocl_buffer_destroy(ck_buffer *buffer) {
-  if (!forked)
+  if (!ck__opencl_forked())
     clReleaseMemObject((cl_mem)buffer->handle);
 }
 
@@ -267,7 +296,7 @@ static ck_status ocl_host_alloc(ck_queue *queue, size_t size, void **pointer) {
   cl_int code = CL_SUCCESS;
   opencl_queue *q = state(queue);
   *pointer = NULL;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   if (size > SIZE_MAX - HOST_HEADER)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu bytes",
@@ -291,7 +320,7 @@ static ck_status ocl_host_alloc(ck_queue *queue, size_t size, void **pointer) {
 
 static void ocl_host_free(ck_queue *queue, void *pointer) {
   assert(state(queue) && pointer); /* ck__host_free skips NULL */
-  if (forked)
+  if (ck__opencl_forked())
     return;
   unsigned char *mapped = (unsigned char *)pointer - HOST_HEADER;
   cl_mem memory;
@@ -308,7 +337,7 @@ static ck_status ocl_write(ck_queue *queue, ck_buffer *buffer, size_t offset,
                            ck_event *event) {
   /* queue.c checked the range. */
   assert(buffer && source && offset + size <= buffer->size);
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   cl_int code = clEnqueueWriteBuffer(
       state(queue)->queue, (cl_mem)buffer->handle,
@@ -321,7 +350,7 @@ static ck_status ocl_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
                           size_t size, void *destination, ck_transfer mode,
                           ck_event *event) {
   assert(buffer && destination && offset + size <= buffer->size);
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   cl_int code = clEnqueueReadBuffer(state(queue)->queue, (cl_mem)buffer->handle,
                                     mode == CK_BLOCKING ? CL_TRUE : CL_FALSE,
@@ -333,7 +362,7 @@ static ck_status ocl_read(ck_queue *queue, ck_buffer *buffer, size_t offset,
 static ck_status ocl_copy(ck_queue *queue, ck_buffer *destination,
                           size_t destination_offset, ck_buffer *source,
                           size_t source_offset, size_t size, ck_event *event) {
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   cl_int code = clEnqueueCopyBuffer(state(queue)->queue, (cl_mem)source->handle,
                                     (cl_mem)destination->handle, source_offset,
@@ -345,7 +374,7 @@ static ck_status ocl_copy(ck_queue *queue, ck_buffer *destination,
 static ck_status ocl_fill(ck_queue *queue, ck_buffer *buffer,
                           const void *pattern, size_t pattern_size,
                           size_t offset, size_t size, ck_event *event) {
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   cl_int code = clEnqueueFillBuffer(
       state(queue)->queue, (cl_mem)buffer->handle, pattern, pattern_size,
@@ -489,7 +518,7 @@ static ck_status ocl_program_build(ck_queue *queue, ck_program *program,
   int use_cache = mode != CK__CACHE_OFF && !left_to_runtime;
   ck_status status = CK_OK;
   cl_program handle = NULL;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   program->stats.runtime_cache = left_to_runtime;
   cl_int code = CL_SUCCESS;
@@ -526,13 +555,13 @@ fail:
 }
 
 static void ocl_program_destroy(ck_program *program) {
-  if (program->handle && !forked)
+  if (program->handle && !ck__opencl_forked())
     clReleaseProgram((cl_program)program->handle);
 }
 
 static ck_status ocl_kernel_create(ck_program *program, ck_kernel *kernel) {
   cl_int code = CL_SUCCESS;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(program->queue);
   kernel->handle =
       clCreateKernel((cl_program)program->handle, kernel->name, &code);
@@ -545,7 +574,7 @@ static ck_status ocl_kernel_create(ck_program *program, ck_kernel *kernel) {
 }
 
 static void ocl_kernel_destroy(ck_kernel *kernel) {
-  if (kernel->handle && !forked)
+  if (kernel->handle && !ck__opencl_forked())
     clReleaseKernel((cl_kernel)kernel->handle);
 }
 
@@ -554,7 +583,7 @@ static ck_status ocl_kernel_set_arg(ck_kernel *kernel, unsigned index,
                                     const void *value) {
   cl_int code;
   cl_mem memory;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(kernel->program->queue);
   switch (kind) {
   case CK__ARG_BUFFER:
@@ -578,7 +607,7 @@ static ck_status ocl_kernel_set_arg(ck_kernel *kernel, unsigned index,
 
 static int ocl_kernel_argument_count(const ck_kernel *kernel) {
   cl_uint count = 0;
-  if (forked)
+  if (ck__opencl_forked())
     return -1;
   return clGetKernelInfo((cl_kernel)kernel->handle, CL_KERNEL_NUM_ARGS,
                          sizeof count, &count, NULL) == CL_SUCCESS
@@ -592,7 +621,7 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   opencl_queue *q = state(queue);
   assert(q && kernel && kernel->handle && dims >= 1 && dims <= 3 && global);
   ck_status status;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(queue);
   /* PoCL 3.1's scheduler fails an assertion, ending the process, at 2^33
    * work-groups (2^32 ran); no launch of clkit's comes near 2^32. */
@@ -621,9 +650,17 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
     }
   }
   cl_event launched = NULL;
+  if (q->gated) {
+    pthread_mutex_lock(&gate_lock);
+    gate_enter(q->queue);
+  }
   cl_int code =
       clEnqueueNDRangeKernel(q->queue, (cl_kernel)kernel->handle, dims, NULL,
                              global, local, 0, NULL, &launched);
+  if (q->gated) {
+    gate_leave(q->queue, code == CL_SUCCESS ? launched : NULL);
+    pthread_mutex_unlock(&gate_lock);
+  }
   if (code != CL_SUCCESS) {
     char what[200];
     snprintf(what, sizeof what, "launching kernel %s", kernel->name);
@@ -639,7 +676,7 @@ static ck_status ocl_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
 
 static ck_status ocl_event_wait(ck_event *event) {
   cl_event handle = (cl_event)event->handle;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(event->queue);
   cl_int code = clWaitForEvents(1, &handle);
   return code == CL_SUCCESS
@@ -651,7 +688,7 @@ static ck_status ocl_event_times(ck_event *event, uint64_t *start_ns,
                                  uint64_t *end_ns) {
   cl_event handle = (cl_event)event->handle;
   cl_ulong start = 0, end = 0;
-  if (forked)
+  if (ck__opencl_forked())
     return refuse(event->queue);
   cl_int code = clGetEventProfilingInfo(handle, CL_PROFILING_COMMAND_START,
                                         sizeof start, &start, NULL);
@@ -666,7 +703,7 @@ static ck_status ocl_event_times(ck_event *event, uint64_t *start_ns,
 }
 
 static void ocl_event_destroy(ck_event *event) {
-  if (event->handle && !forked)
+  if (event->handle && !ck__opencl_forked())
     clReleaseEvent((cl_event)event->handle);
 }
 
@@ -695,198 +732,3 @@ const ck__queue_ops ck__opencl_ops = {
     .event_times = ocl_event_times,
     .event_destroy = ocl_event_destroy,
 };
-
-/* ---- OpenCL devices ---------------------------------------------------- */
-
-static const char no_platform_hint[] =
-    "no OpenCL platform found: install an OpenCL driver (for CPUs, Debian "
-    "and Ubuntu's pocl-opencl-icd; for GPUs, the vendor's driver) and check "
-    "that /etc/OpenCL/vendors (or $OCL_ICD_VENDORS) lists it. The ref "
-    "device still works.";
-
-/* Reads a string property; an error leaves "" rather than failing the list. */
-static void device_string(cl_device_id device, cl_device_info what, char *out,
-                          size_t capacity) {
-  out[0] = '\0';
-  if (clGetDeviceInfo(device, what, capacity, out, NULL) != CL_SUCCESS)
-    out[0] = '\0';
-  out[capacity - 1] = '\0';
-  /* Some drivers pad their strings (NVIDIA: "OpenCL C 1.2 "). */
-  size_t length = strlen(out);
-  while (length && isspace((unsigned char)out[length - 1]))
-    out[--length] = '\0';
-}
-
-static void fill_opencl(ck_device *device, cl_platform_id platform,
-                        cl_device_id handle, int platform_index,
-                        int device_index, const char *platform_name,
-                        const char *platform_version) {
-  memset(device, 0, sizeof *device);
-  snprintf(device->id, sizeof device->id, "ocl:%d.%d", platform_index,
-           device_index);
-  device->backend = CK_BACKEND_OPENCL;
-  device->platform_index = platform_index;
-  device->device_index = device_index;
-  device->platform_handle = platform;
-  device->device_handle = handle;
-  snprintf(device->platform, sizeof device->platform, "%s", platform_name);
-  snprintf(device->platform_version, sizeof device->platform_version, "%s",
-           platform_version);
-  device_string(handle, CL_DEVICE_NAME, device->name, sizeof device->name);
-  device_string(handle, CL_DEVICE_VENDOR, device->vendor,
-                sizeof device->vendor);
-  device_string(handle, CL_DRIVER_VERSION, device->driver_version,
-                sizeof device->driver_version);
-  device_string(handle, CL_DEVICE_OPENCL_C_VERSION, device->c_version,
-                sizeof device->c_version);
-  cl_device_type type = 0;
-  cl_uint units = 0, clock = 0;
-  cl_ulong global = 0, local = 0, max_alloc = 0;
-  cl_device_fp_config fp64 = 0;
-  size_t group = 0;
-  clGetDeviceInfo(handle, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-  clGetDeviceInfo(handle, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units,
-                  NULL);
-  clGetDeviceInfo(handle, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof clock, &clock,
-                  NULL);
-  clGetDeviceInfo(handle, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global,
-                  NULL);
-  clGetDeviceInfo(handle, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL);
-  clGetDeviceInfo(handle, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
-                  &max_alloc, NULL);
-  clGetDeviceInfo(handle, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof group, &group,
-                  NULL);
-  if (clGetDeviceInfo(handle, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64,
-                      NULL) != CL_SUCCESS)
-    fp64 = 0;
-  if (type & CL_DEVICE_TYPE_GPU)
-    device->kind = CK_KIND_GPU;
-  else if (type & CL_DEVICE_TYPE_CPU)
-    device->kind = CK_KIND_CPU;
-  else if (type & CL_DEVICE_TYPE_ACCELERATOR)
-    device->kind = CK_KIND_ACCELERATOR;
-  else
-    device->kind = CK_KIND_OTHER;
-  device->compute_units = units;
-  device->clock_mhz = clock;
-  device->global_memory = global;
-  device->local_memory = local;
-  device->local_memory_opt_in = local;
-  device->max_alloc = max_alloc;
-  device->max_work_group_size = group;
-  device->has_fp64 = fp64 != 0;
-  /* Lockstep width kernels may tune for; 1 means "assume none". */
-  device->warp_width = 1;
-  if (device->kind == CK_KIND_GPU) {
-    if (ck__text_contains_caseless(device->vendor, "nvidia"))
-      device->warp_width = 32;
-    else if (ck__text_contains_caseless(device->vendor, "advanced micro") ||
-             ck__text_contains_caseless(device->vendor, "amd"))
-      device->warp_width = 64;
-  }
-}
-
-ck_status ck__opencl_enumerate(ck_status (*add)(void *user,
-                                                const ck_device *device),
-                               void *user, ck_status *noted, char *message,
-                               size_t capacity) {
-  ck_status status = CK_OK;
-  cl_platform_id *platforms = NULL;
-  cl_device_id *devices = NULL;
-  ck_device device;
-  size_t added = 0;
-  *noted = CK_OK;
-  message[0] = '\0';
-  /* Before the first call into OpenCL: a fork after it marks the child. */
-  pthread_once(&fork_watch, watch_forks);
-  if (forked)
-    return refuse_forked("");
-  cl_uint platform_count = 0;
-  cl_int code = clGetPlatformIDs(0, NULL, &platform_count);
-  if (code == CL_PLATFORM_NOT_FOUND_KHR ||
-      (code == CL_SUCCESS && platform_count == 0)) {
-    *noted = CK_ERROR_NO_PLATFORM;
-    snprintf(message, capacity, "%s", no_platform_hint);
-    return CK_OK;
-  }
-  if (code != CL_SUCCESS) {
-    *noted = CK_ERROR_DEVICE;
-    snprintf(message, capacity,
-             "the OpenCL loader failed to list platforms: %s (%d)",
-             ck__opencl_error_name(code), (int)code);
-    return CK_OK;
-  }
-  platforms = calloc(platform_count, sizeof *platforms);
-  if (!platforms)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory listing platforms");
-  code = clGetPlatformIDs(platform_count, platforms, NULL);
-  if (code != CL_SUCCESS) {
-    *noted = CK_ERROR_DEVICE;
-    snprintf(message, capacity, "the OpenCL loader failed to list platforms");
-    goto fail;
-  }
-  for (cl_uint p = 0; p < platform_count; ++p) {
-    char platform_name[256] = "", platform_version[256] = "";
-    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof platform_name,
-                      platform_name, NULL);
-    clGetPlatformInfo(platforms[p], CL_PLATFORM_VERSION,
-                      sizeof platform_version, platform_version, NULL);
-    platform_name[sizeof platform_name - 1] = '\0';
-    platform_version[sizeof platform_version - 1] = '\0';
-    cl_uint device_count = 0;
-    code = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL,
-                          &device_count);
-    if (code != CL_SUCCESS || device_count == 0)
-      continue; /* a platform with no devices is not an error */
-    devices = calloc(device_count, sizeof *devices);
-    if (!devices)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory listing devices");
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, device_count, devices,
-                       NULL) == CL_SUCCESS) {
-      for (cl_uint d = 0; d < device_count; ++d) {
-        fill_opencl(&device, platforms[p], devices[d], (int)p, (int)d,
-                    platform_name, platform_version);
-        CK_TRY(add(user, &device));
-        ++added;
-      }
-    }
-    free(devices);
-    devices = NULL;
-  }
-  if (added == 0) {
-    *noted = CK_ERROR_NO_PLATFORM;
-    snprintf(message, capacity,
-             "OpenCL platforms exist but offer no devices; the ref device "
-             "still works.");
-  }
-fail:
-  free(platforms);
-  free(devices);
-  return status;
-}
-
-int ck__device_pocl_major(const ck_device *device) {
-  const char *pocl = device && device->backend == CK_BACKEND_OPENCL
-                         ? strstr(device->platform_version, "PoCL ")
-                         : NULL;
-  return pocl ? atoi(pocl + 5) : 0;
-}
-
-int ck__device_caches_builds(const ck_device *device) {
-  const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
-  return ck__device_pocl_major(device) > 0 &&
-         !(pocl_cache && strcmp(pocl_cache, "0") == 0);
-}
-
-const char *ck__device_exact_divide_sqrt_option(const ck_device *device) {
-  cl_device_fp_config single = 0;
-  if (!device || device->backend != CK_BACKEND_OPENCL ||
-      !device->device_handle || forked ||
-      clGetDeviceInfo((cl_device_id)device->device_handle,
-                      CL_DEVICE_SINGLE_FP_CONFIG, sizeof single, &single,
-                      NULL) != CL_SUCCESS)
-    return "";
-  return (single & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
-             ? "-cl-fp32-correctly-rounded-divide-sqrt"
-             : "";
-}
