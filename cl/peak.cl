@@ -17,7 +17,8 @@
  * on each accumulator, none waiting on another; flops a work-item are
  * 2 x CK_PEAK_ACCUMULATORS x CK_PEAK_WIDTH x CK_PEAK_ITERATIONS. mad lets
  * each compiler use its fastest multiply-add: a fused FMA on GPUs and on
- * CPUs that have one.
+ * CPUs that have one. The _chain kernels run the same multiply-adds as
+ * one dependent chain a work-item, as clpeak's kernels do.
  *
  * Memory: a work-item reads, writes or copies CK_PEAK_FETCHES (16)
  * vectors, in one of two layouts (as clpeak's kernels do):
@@ -184,6 +185,7 @@ __kernel void ck_peak_launch(__global float *out) {
 #endif
 
 #define CK_PEAK_FMA_NAME ck_peak_fma
+#define CK_PEAK_CHAIN_NAME ck_peak_chain
 #define CK_PEAK_REAL float
 #define CK_PEAK_VECTOR CK_PEAK_OF(float)
 #define CK_PEAK_LITERAL(x) x##f
@@ -192,6 +194,7 @@ __kernel void ck_peak_launch(__global float *out) {
 
 #if CK_HAS_FP64
 #define CK_PEAK_FMA_NAME ck_peak_fma_fp64
+#define CK_PEAK_CHAIN_NAME ck_peak_chain_fp64
 #define CK_PEAK_REAL double
 #define CK_PEAK_VECTOR CK_PEAK_OF(double)
 #define CK_PEAK_LITERAL(x) x

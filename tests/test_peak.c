@@ -138,12 +138,14 @@ static void check_opencl(const ck_device *device) {
   check_values(device, &peak);
   for (int m = 0; m < CK_PEAK_METRIC_COUNT; ++m)
     CHECK_MSG(metric_is(&peak, (ck_peak_metric)m, CK_PEAK_MEASURED) ||
-                  (m == CK_PEAK_FP64 && !device->has_fp64),
+                  ((m == CK_PEAK_FP64 || m == CK_PEAK_FP64_CHAIN) &&
+                   !device->has_fp64),
               "%s metric %d: state %d: %s", device->id, m,
               (int)peak.values[m].state, peak.values[m].reason);
   /* Each width of an OpenCL device's kernels, and the best one's lanes. */
   static const ck_peak_metric widened[] = {CK_PEAK_READ, CK_PEAK_WRITE,
-                                           CK_PEAK_COPY, CK_PEAK_FP32};
+                                           CK_PEAK_COPY, CK_PEAK_FP32,
+                                           CK_PEAK_FP32_CHAIN};
   for (size_t k = 0; k < sizeof widened / sizeof widened[0]; ++k) {
     const ck_peak_value *value = &peak.values[widened[k]];
     unsigned width = value->width;
@@ -151,14 +153,14 @@ static void check_opencl(const ck_device *device) {
               "width %u", width);
     /* CUDA's kernels (through NVRTC) load up to 4 floats and multiply-add
      * scalars alone: its wider widths are not measured, NaN. */
-    int lanes = device->backend != CK_BACKEND_CUDA ? 16
-                : widened[k] == CK_PEAK_FP32      ? 1
-                                                  : 4;
+    int arithmetic =
+        widened[k] == CK_PEAK_FP32 || widened[k] == CK_PEAK_FP32_CHAIN;
+    int lanes = device->backend != CK_BACKEND_CUDA ? 16 : arithmetic ? 1 : 4;
     for (int w = 0; w < CK_PEAK_WIDTHS; ++w)
-      CHECK_MSG((1 << w) > lanes ? isnan(value->widths[w])
-                                 : isfinite(value->widths[w]) &&
-                                       value->widths[w] > 0 &&
-                                       value->widths[w] <= value->value,
+      CHECK_MSG((1 << w) > lanes
+                    ? isnan(value->widths[w])
+                    : isfinite(value->widths[w]) && value->widths[w] > 0 &&
+                          value->widths[w] <= value->value,
                 "metric %d, %d lanes: %g (best %g)", (int)widened[k], 1 << w,
                 value->widths[w], value->value);
   }
@@ -184,9 +186,11 @@ static void check_build_failure(const ck_device *device,
   CHECK_OK(ck_peak_measure(device, &options, &peak));
   unsetenv("CLKIT_KERNEL_DIR");
   check_values(device, &peak);
-  for (int m = CK_PEAK_READ; m <= CK_PEAK_LAUNCH; ++m) {
+  for (int m = CK_PEAK_READ; m < CK_PEAK_METRIC_COUNT; ++m) {
     const ck_peak_value *value = &peak.values[m];
-    if (m == CK_PEAK_FP64 && !device->has_fp64)
+    if (m >= CK_PEAK_HOST_TO_DEVICE && m <= CK_PEAK_DEVICE_TO_HOST_PINNED)
+      continue; /* transfers build no program */
+    if ((m == CK_PEAK_FP64 || m == CK_PEAK_FP64_CHAIN) && !device->has_fp64)
       continue;
     /* The reason names the failed build; the compiler's own words fit
      * in it where they come first (OpenCL's log; NVRTC's status comes
@@ -197,7 +201,7 @@ static void check_build_failure(const ck_device *device,
                     strstr(value->reason, "building program 'peak'") != NULL)),
               "metric %d: state %d, '%s'", m, (int)value->state, value->reason);
   }
-  for (int m = CK_PEAK_HOST_TO_DEVICE; m < CK_PEAK_METRIC_COUNT; ++m)
+  for (int m = CK_PEAK_HOST_TO_DEVICE; m <= CK_PEAK_DEVICE_TO_HOST_PINNED; ++m)
     CHECK(metric_is(&peak, (ck_peak_metric)m, CK_PEAK_MEASURED));
   /* A failed measurement is kept as such, and says so from the cache. */
   ck_peak loaded;

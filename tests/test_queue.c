@@ -368,24 +368,40 @@ done:
   ck_queue_destroy(queue);
 }
 
-/* cl/peak.cl's ck_peak_fma (bench_gas's FP32 peak) against its host twin:
- * work-item i's eight accumulators of each lane start at 1e-6 i + 1e-3
- * lane + 0.1 j, take ITERATIONS rounds of a = a x scale + offset, and are
- * summed. mad may round once or twice, so the sums agree to a relative
- * 1e-5, well inside what a lost round (a change of about 10% at scale
- * 0.9) or a lost lane would move them. An OpenCL benchmark kernel: CUDA
- * devices measure their peak otherwise. */
+/* cl/peak.cl's multiply-add kernels against their host twins: for
+ * ck_peak_fma (bench_gas's FP32 peak), work-item i's eight accumulators of
+ * each lane start at 1e-6 i + 1e-3 lane + 0.1 j, take ITERATIONS rounds
+ * of a = a x scale + offset, and are summed; for ck_peak_chain, one
+ * accumulator a lane starts at 1e-6 i + 1e-3 lane and takes 8 x
+ * ITERATIONS rounds. mad may round once or twice, so the sums agree to a
+ * relative 1e-5, well inside what a lost round (0.4% or more at scale
+ * 0.99, where the values are still far from their limit of 50) or a lost
+ * lane would move them. An OpenCL benchmark kernel:
+ * CUDA devices measure their peak otherwise. */
+static double peak_twin(int chain, int lanes, int item, int iterations,
+                        double scale, double offset) {
+  double sum = 0;
+  for (int lane = 0; lane < lanes; ++lane)
+    for (int j = 0; j < (chain ? 1 : 8); ++j) {
+      double a = 1e-6 * item + 1e-3 * lane + 0.1 * j;
+      for (int round = 0; round < (chain ? 8 : 1) * iterations; ++round)
+        a = a * scale + offset;
+      sum += a;
+    }
+  return sum;
+}
+
 static void peak_kernel(const ck_device *device) {
   enum { ITEMS = 64, ITERATIONS = 16 };
   if (device->backend != CK_BACKEND_OPENCL)
     return;
   static const int widths[] = {1, 4};
-  const float scale = 0.9f, offset = 0.5f;
+  static const char *const names[] = {"ck_peak_fma", "ck_peak_chain"};
+  const float scale = 0.99f, offset = 0.5f;
   ck_queue *queue = NULL;
   CHECK_OK(ck_queue_create(device, &queue));
   for (size_t w = 0; queue && w < sizeof widths / sizeof widths[0]; ++w) {
     ck_program *program = NULL;
-    ck_kernel *kernel = NULL;
     ck_buffer *result = NULL;
     float got[ITEMS];
     char options[96];
@@ -393,10 +409,12 @@ static void peak_kernel(const ck_device *device) {
              "-DCK_PEAK_ITERATIONS=%d -DCK_PEAK_WIDTH=%d", ITERATIONS,
              widths[w]);
     CHECK_OK(ck_program_build(queue, "peak", options, &program));
-    if (program)
-      CHECK_OK(ck_kernel_create(program, "ck_peak_fma", &kernel));
     CHECK_OK(ck_buffer_create(queue, sizeof got, &result));
-    if (kernel && result) {
+    for (int chain = 0; chain < 2 && program && result; ++chain) {
+      ck_kernel *kernel = NULL;
+      CHECK_OK(ck_kernel_create(program, names[chain], &kernel));
+      if (!kernel)
+        continue;
       size_t global = ITEMS;
       CHECK_OK(ck_kernel_set_buffer(kernel, 0, result));
       CHECK_OK(ck_kernel_set_value(kernel, 1, sizeof scale, &scale));
@@ -406,25 +424,18 @@ static void peak_kernel(const ck_device *device) {
           ck_buffer_read(queue, result, 0, sizeof got, got, CK_BLOCKING, NULL));
       int wrong = 0;
       for (int i = 0; i < ITEMS; ++i) {
-        double want = 0;
-        for (int lane = 0; lane < widths[w]; ++lane)
-          for (int j = 0; j < 8; ++j) {
-            double a = 1e-6 * i + 1e-3 * lane + 0.1 * j;
-            for (int round = 0; round < ITERATIONS; ++round)
-              a = a * scale + offset;
-            want += a;
-          }
+        double want = peak_twin(chain, widths[w], i, ITERATIONS, scale, offset);
         int differs = !(fabs(got[i] - want) <= 1e-5 * fabs(want));
         wrong += differs;
         if (i == 0 || (differs && wrong == 1))
-          printf("  peak width %d item %d: %.7g (host %.7g)\n", widths[w], i,
-                 got[i], want);
+          printf("  %s width %d item %d: %.7g (host %.7g)\n", names[chain],
+                 widths[w], i, got[i], want);
       }
-      CHECK_MSG(wrong == 0, "peak width %d: %d of %d sums differ", widths[w],
-                wrong, ITEMS);
+      CHECK_MSG(wrong == 0, "%s width %d: %d of %d sums differ", names[chain],
+                widths[w], wrong, ITEMS);
+      ck_kernel_destroy(kernel);
     }
     ck_buffer_destroy(result);
-    ck_kernel_destroy(kernel);
     ck_program_destroy(program);
   }
   ck_queue_destroy(queue);

@@ -48,13 +48,15 @@ static const char peak_help[] =
     "  h2d, d2h          blocking transfers from and to pageable host\n"
     "                    memory, GB/s\n"
     "  h2d_pin, d2h_pin  the same from and to page-locked host memory\n"
+    "  fp32_ch, fp64_ch  the same multiply-adds as one dependent chain a\n"
+    "                    work-item, as clpeak runs them: on CPUs, their wait\n"
     "A measure that fails or does not apply is shown as such, with the\n"
     "reason: never as 0.\n";
 
 /* The table's column of each metric, in ck_peak_metric order. */
 static const char *const columns[CK_PEAK_METRIC_COUNT] = {
-    "read",   "write", "copy", "fp32",    "fp64",
-    "launch", "h2d",   "d2h",  "h2d_pin", "d2h_pin"};
+    "read", "write", "copy",    "fp32",    "fp64",    "launch",
+    "h2d",  "d2h",   "h2d_pin", "d2h_pin", "fp32_ch", "fp64_ch"};
 
 static int peak_usage(const char *command, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

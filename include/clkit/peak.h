@@ -36,7 +36,11 @@ typedef enum ck_peak_metric {
   CK_PEAK_DEVICE_TO_HOST = 7, /* blocking reads into pageable memory, GB/s */
   CK_PEAK_HOST_TO_DEVICE_PINNED = 8, /* the same from page-locked memory */
   CK_PEAK_DEVICE_TO_HOST_PINNED = 9,
-  CK_PEAK_METRIC_COUNT = 10
+  /* fp32's and fp64's multiply-adds as one dependent chain a work-item,
+   * as clpeak's kernels run them, GFLOP/s: on CPUs, their wait. */
+  CK_PEAK_FP32_CHAIN = 10,
+  CK_PEAK_FP64_CHAIN = 11,
+  CK_PEAK_METRIC_COUNT = 12
 } ck_peak_metric;
 
 typedef enum ck_peak_state {

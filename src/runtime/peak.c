@@ -43,6 +43,8 @@ static const struct {
     {"device_to_host", "GB/s"},
     {"host_to_device_pinned", "GB/s"},
     {"device_to_host_pinned", "GB/s"},
+    {"fp32_chain", "GFLOP/s"},
+    {"fp64_chain", "GFLOP/s"},
 };
 
 ck_status ck_peak_describe(ck_peak_metric metric, const char **name,
@@ -382,11 +384,13 @@ static void measure_memory(device_run *run, ck_program *program, int index) {
   }
 }
 
-/* The multiply-add kernel at width index in a precision: its work-items
- * double until a launch lasts options->seconds / options->runs. */
+/* The multiply-add kernel (chain: the chained one) at width index in a
+ * precision: its work-items double until a launch lasts options->seconds /
+ * options->runs. */
 static ck_status multiply_adds(device_run *run, ck_program *program, int index,
-                               int fp64, double *rate, unsigned long long *size,
-                               double *seconds, unsigned *runs) {
+                               int fp64, int chain, double *rate,
+                               unsigned long long *size, double *seconds,
+                               unsigned *runs) {
   ck_status status = CK_OK;
   ck_kernel *kernel = NULL;
   ck_kernel_args args;
@@ -395,8 +399,10 @@ static ck_status multiply_adds(device_run *run, ck_program *program, int index,
   size_t items = GPU_GROUP * units, most = run->bytes / real;
   most = most < MAX_ITEMS ? most : MAX_ITEMS;
   items = items < most ? items : most;
-  CK_TRY(ck_kernel_create(program, fp64 ? "ck_peak_fma_fp64" : "ck_peak_fma",
-                          &kernel));
+  static const char *const names[2][2] = {
+      {"ck_peak_fma", "ck_peak_chain"},
+      {"ck_peak_fma_fp64", "ck_peak_chain_fp64"}};
+  CK_TRY(ck_kernel_create(program, names[fp64][chain], &kernel));
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_buffer(&args, run->out);
   ck_kernel_args_real(&args, 0.999, fp64);
@@ -434,15 +440,18 @@ fail:
 
 static void measure_arithmetic(device_run *run, ck_program *program,
                                int index) {
-  for (int fp64 = 0; fp64 < 2; ++fp64) {
-    ck_peak_metric metric = fp64 ? CK_PEAK_FP64 : CK_PEAK_FP32;
+  static const ck_peak_metric kinds[2][2] = {
+      {CK_PEAK_FP32, CK_PEAK_FP32_CHAIN}, {CK_PEAK_FP64, CK_PEAK_FP64_CHAIN}};
+  for (int k = 0; k < 4; ++k) {
+    int fp64 = k & 1, chain = k >> 1;
+    ck_peak_metric metric = kinds[fp64][chain];
     ck_peak_value *value = &run->peak->values[metric];
     double rate = 0, seconds = 0;
     unsigned long long size = 0;
     unsigned runs = 0;
     if (!asked(run, metric) || value->state == CK_PEAK_NOT_APPLICABLE)
       continue;
-    if (multiply_adds(run, program, index, fp64, &rate, &size, &seconds,
+    if (multiply_adds(run, program, index, fp64, chain, &rate, &size, &seconds,
                       &runs) != CK_OK)
       ck__peak_note_failure(value, index);
     else
@@ -544,6 +553,11 @@ static void measure_transfers(device_run *run) {
   ck__host_free(run->queue, memory[1]);
 }
 
+static int is_arithmetic(int metric) {
+  return metric == CK_PEAK_FP32 || metric == CK_PEAK_FP64 ||
+         metric == CK_PEAK_FP32_CHAIN || metric == CK_PEAK_FP64_CHAIN;
+}
+
 /* The widths whose programs a device builds: 1 to 16 lanes on OpenCL, 1
  * to 4 on CUDA (peak.cl), whose multiply-adds take scalars alone. */
 static int width_count(const ck_device *device) {
@@ -582,9 +596,12 @@ static ck_status measure_device(device_run *run) {
   const ck_device *device = run->device;
   ck_peak *peak = run->peak;
   ck_program *program = NULL;
-  if (!device->has_fp64)
+  if (!device->has_fp64) {
     ck__peak_mark(&peak->values[CK_PEAK_FP64], CK_PEAK_NOT_APPLICABLE,
                   "the device has no double precision");
+    ck__peak_mark(&peak->values[CK_PEAK_FP64_CHAIN], CK_PEAK_NOT_APPLICABLE,
+                  "the device has no double precision");
+  }
   CK_TRY(ck_queue_create(device, &run->queue));
   run->bytes = (size_t)ck__peak_buffer_bytes(device, run->options);
   if (run->bytes == 0) {
@@ -610,10 +627,10 @@ static ck_status measure_device(device_run *run) {
              ITERATIONS);
     if (ck_program_build(run->queue, "peak", defines, &program) != CK_OK) {
       /* What this width's program would have measured fails. */
-      for (int m = CK_PEAK_READ; m <= CK_PEAK_LAUNCH; ++m)
+      for (int m = CK_PEAK_READ; m < CK_PEAK_METRIC_COUNT; ++m)
         if ((m < CK_PEAK_FP32 ||
-             (m < CK_PEAK_LAUNCH && arithmetic_at(device, index)) ||
-             index == 0) &&
+             (is_arithmetic(m) && arithmetic_at(device, index)) ||
+             (m == CK_PEAK_LAUNCH && index == 0)) &&
             peak->values[m].state != CK_PEAK_NOT_APPLICABLE &&
             peak->values[m].state != CK_PEAK_NOT_ASKED)
           ck__peak_note_failure(&peak->values[m], index);

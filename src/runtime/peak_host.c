@@ -162,6 +162,10 @@ void ck__peak_measure_host(const ck_device *device,
                 "ref runs no kernels: its steps are plain C calls");
   for (int m = CK_PEAK_HOST_TO_DEVICE; m <= CK_PEAK_DEVICE_TO_HOST_PINNED; ++m)
     ck__peak_mark(&peak->values[m], CK_PEAK_NOT_APPLICABLE, no_transfer);
+  for (int m = CK_PEAK_FP32_CHAIN; m <= CK_PEAK_FP64_CHAIN; ++m)
+    ck__peak_mark(&peak->values[m], CK_PEAK_NOT_APPLICABLE,
+                  "ref runs no work-items, whose chains clpeak's kernels "
+                  "time: its fp32 and fp64 are its peaks");
   host_run h = {.scale = 0.999, .offset = 0.001};
   size_t bytes = (size_t)ck__peak_buffer_bytes(device, options);
   h.count = bytes / sizeof(float);
