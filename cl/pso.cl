@@ -10,6 +10,10 @@
  *   CK_DIM           the dimension (sizes private arrays of user and lsq
  *                    evaluation)
  *   CK_USER_DATA     1 when the user objective takes a data pointer
+ *   CK_PSO_FUSE_USER 1: a user objective is evaluated in the move's own
+ *                    launch, as built-ins are (ck_pso_move; the host asks
+ *                    it for objectives without data, moved one a
+ *                    work-item); 0: by ck_evaluate_user after it
  *   CK_LSQ_LANES     points a work-item of lsq's vector mode (1: none)
  *   CK_LANES         particles a work-item of ck_pso_move_lanes (1: that
  *                    kernel is not built)
@@ -30,7 +34,31 @@
 #error "pso.cl needs CK_OBJECTIVE, CK_BOUNDS, CK_PSO_RING, CK_GROUP and CK_DIM"
 #endif
 
-#define CK_PSO_STREAMED (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT)
+#if !defined(CK_PSO_FUSE_USER)
+#define CK_PSO_FUSE_USER 0
+#endif
+#if CK_PSO_FUSE_USER &&                                                        \
+    (CK_OBJECTIVE != CK_OBJECTIVE_USER || CK_USER_DATA ||                      \
+     (defined(CK_LANES) && CK_LANES > 1))
+#error "CK_PSO_FUSE_USER needs a user objective without data, one a work-item"
+#endif
+
+/* Objectives evaluated in the launch that moves the particle. */
+#define CK_PSO_STREAMED                                                        \
+  (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT || CK_PSO_FUSE_USER)
+
+#if CK_PSO_FUSE_USER
+/* The user's objective at particle p's position, which this work-item has
+ * just written: gathered into private memory, as its signature asks, as
+ * ck_evaluate_user does, so that the values are the same bits. */
+static ck_real fused_user_value(uint p, uint n, int dim,
+                                __global const ck_real *x) {
+  float position[CK_DIM];
+  for (int d = 0; d < dim; ++d)
+    position[d] = (float)x[(ulong)d * n + p];
+  return (ck_real)objective(position, dim);
+}
+#endif
 
 /* Work-item p initialises particle p (first + p of a spread swarm);
  * streamed objectives are evaluated here, the others by an evaluation
@@ -49,6 +77,9 @@ __kernel void ck_pso_initialise(uint n, uint first, int dim, ulong seed,
   ck_real value = ck_pso_initialise_particle(CK_OBJECTIVE, p, first, n, dim,
                                              seed, lo, hi, vmax,
                                              velocity_init, x, v, pbest);
+#if CK_PSO_FUSE_USER
+  value = fused_user_value(p, n, dim, x);
+#endif
   pbest_value[p] = CK_PSO_STREAMED ? ck_comparable(value)
                                    : CK_R(CK_REAL_MAX);
 }
@@ -95,6 +126,9 @@ static void move_one(uint p, uint first, uint n, int dim, ulong seed,
       CK_OBJECTIVE, CK_BOUNDS, p, first, n, dim, seed, iteration, w, c1, c2,
       lo,
       hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
+#if CK_PSO_FUSE_USER
+  value = fused_user_value(p, n, dim, x);
+#endif
   ck_pso_after_move(CK_PSO_STREAMED, CK_PSO_RING, p, n, dim, value,
                     pbest_value, x, pbest, values);
 }

@@ -22,6 +22,11 @@ usage: architecture_check.py SOURCE_ROOT [STATIC_LIBRARY]
 - Build conditionals: the files outside src/runtime that test CK_HAVE_*
   are those the "Build conditionals" table names.
 - The environment: every CLKIT_* variable named in src/ is on the page.
+- Backends: no file of a workload's or of the rooms that serve them
+  tests a backend (CK_BACKEND_...) or calls CUDA's internals
+  (ck__cuda_...), but their backend files (*_cuda.c, *_opencl.c,
+  *_ref.c) and those in BACKEND_NAMES, each at most its ceiling there
+  (a ratchet, as OVER's).
 - Sizes: no file under src/ or cl/ over 900 lines, none under tools/
   over 1,000, but those in OVER, each at most its ceiling there. A file
   in OVER that is back within the limit fails too, so the list stays
@@ -69,6 +74,20 @@ OVER = {
     "src/runtime/queue_cuda.c": 1115,
     "src/tsp/tsplib.c": 1451,
 }
+
+# Workload files that still name a backend, each with its count of
+# CK_BACKEND_... and ck__cuda_... as a ceiling: what they need belongs in
+# the runtime's capability queries or in their backend files.
+BACKEND_NAMES = {
+    "src/ga/ga_create.c": 1,
+    "src/ga/ga_spread.c": 1,
+    "src/gas/gas_spread.c": 6,
+    "src/objectives/objectives.c": 1,
+    "src/objectives/problem.c": 6,
+    "src/selfcheck/probe.c": 1,
+}
+BACKEND_NAME = re.compile(r"\bCK_BACKEND_[A-Z]+|\bck__cuda_\w+")
+BACKEND_FILE = re.compile(r"_(cuda|opencl|ref)\.(c|h)$")
 
 CONDITIONAL = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif)\b.*\bCK_HAVE_")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -424,6 +443,30 @@ def check_environment(root, text):
                      (path, name, DOC))
 
 
+def check_backends(root):
+    counted = {}
+    for path in files_under(root, "src"):
+        parts = path.split(os.sep)
+        if len(parts) < 3 or parts[1] in LAYERS or \
+                not path.endswith((".c", ".h")) or BACKEND_FILE.search(path):
+            continue
+        names = len(BACKEND_NAME.findall(read(os.path.join(root, path))))
+        if names:
+            counted[path.replace(os.sep, "/")] = names
+    for path, names in sorted(counted.items()):
+        ceiling = BACKEND_NAMES.get(path, 0)
+        if names > ceiling:
+            fail("%s names a backend %d times (ceiling %d): ask the "
+                 "runtime's capability queries, or move it to a backend "
+                 "file" % (path, names, ceiling))
+        elif names < ceiling:
+            print("note: %s names a backend %d times; its ceiling in "
+                  "BACKEND_NAMES may come down from %d" %
+                  (path, names, ceiling))
+    for path in sorted(set(BACKEND_NAMES) - set(counted)):
+        fail("%s names no backend: take it off BACKEND_NAMES" % path)
+
+
 def check_sizes(root):
     for top, limit in LIMITS.items():
         for path in files_under(root, top):
@@ -461,6 +504,7 @@ def main(argv):
               ("includes", lambda: check_includes(root)),
               ("conditionals", lambda: check_conditionals(root, text)),
               ("environment", lambda: check_environment(root, text)),
+              ("backends", lambda: check_backends(root)),
               ("sizes", lambda: check_sizes(root))]
     if len(argv) == 3:
         checks += [("calls", lambda: check_calls(root, argv[2])),

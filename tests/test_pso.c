@@ -955,6 +955,70 @@ static void user_objective(const ck_device *device) {
   ck_result_release(&result);
 }
 
+/* A user objective without data is evaluated in the move's launch, where
+ * a work-item moves one particle (CK_PSO_FUSE_USER); with data (here a
+ * row it ignores) by ck_evaluate_user after it. The two bodies are the
+ * same, so both runs give the same bits: gbest and ring, in single and
+ * double precision. With a vector a work-item (CPUs), nothing is fused. */
+static void fused_user_objective(const ck_device *device) {
+  static const char plain[] =
+      "float objective(const float *x, int dim) {\n"
+      "  float s = 0.0f;\n"
+      "  for (int i = 0; i < dim; ++i)\n"
+      "    s += (x[i] - 0.5f) * (x[i] - 0.5f) + sin(3.0f * x[i]);\n"
+      "  return s;\n"
+      "}\n";
+  static const char ignoring[] =
+      "float objective(const float *x, int dim, __global const float *d) {\n"
+      "  float s = 0.0f;\n"
+      "  for (int i = 0; i < dim; ++i)\n"
+      "    s += (x[i] - 0.5f) * (x[i] - 0.5f) + sin(3.0f * x[i]);\n"
+      "  return s;\n"
+      "}\n";
+  double a[4] = {1, 2, 3, 4}, b[1] = {0};
+  ck_lsq_data row = {1, 4, a, b};
+  double lo[4] = {-3, -3, -3, -3}, hi[4] = {3, 3, 3, 3};
+  for (int run = 0; run < 6; ++run) {
+    int ring = run & 1, fp64 = (run >> 1) & 1, vector = run >= 4;
+    if (fp64 && !device->has_fp64)
+      continue;
+    double best[2] = {NAN, NAN}, position[2][4];
+    int fused[2] = {-1, -1};
+    for (int k = 0; k < 2; ++k) {
+      ck_pso_config c;
+      ck_pso_config_init(&c);
+      c.function = NULL;
+      c.objective_source = k ? ignoring : plain;
+      c.objective_name = k ? "ignoring.cl" : "plain.cl";
+      c.data = k ? &row : NULL;
+      c.dim = 4;
+      c.lo = lo;
+      c.hi = hi;
+      c.particles = 70; /* not a multiple of any group */
+      c.max_iterations = 40;
+      c.seed = 9;
+      c.ring_neighbours = ring ? 3 : 0;
+      c.double_precision = fp64;
+      c.move_mode = vector ? CK_PSO_MOVE_VECTOR : CK_PSO_MOVE_PARTICLE;
+      ck_pso *pso = create(device, &c);
+      if (!pso)
+        continue;
+      fused[k] = ck__pso_state(pso)->fused_user;
+      ck_pso_report report;
+      CHECK_OK(ck_pso_run(pso, &report));
+      CHECK_OK(ck_pso_get_best(pso, &best[k], position[k]));
+      ck_pso_destroy(pso);
+    }
+    CHECK_MSG(fused[0] == !vector && fused[1] == 0,
+              "%s run %d: fused %d and %d", device->id, run, fused[0],
+              fused[1]);
+    CHECK_MSG(best[0] == best[1] &&
+                  memcmp(position[0], position[1], sizeof position[0]) == 0,
+              "%s ring %d fp64 %d vector %d: best %.9g fused, %.9g apart",
+              device->id, ring, fp64, vector, best[0], best[1]);
+  }
+}
+
 /* ck_evaluate_user against its twin: the same objectives written in C
  * here, at points spread over the domain, without data and with a row of
  * it, built and launched as the optimisers build and launch them. */
@@ -2110,6 +2174,7 @@ int main(void) {
   }
   if (devices[1]) {
     user_objective(devices[1]);
+    fused_user_objective(devices[1]);
     user_objective_kernel(devices[1]);
     member_twins(ref, devices[1]);
   }

@@ -76,7 +76,7 @@ static double ant_city_bytes(int focused, ck_aco_focus_source source) {
 uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
                                 int focused, ck_aco_focus_source source) {
   double ants;
-  if (device->backend == CK_BACKEND_REF)
+  if (!ck__device_runs_kernels(device))
     ants = 16;
   else if (device->kind == CK_KIND_CPU)
     ants = 4.0 * (device->compute_units ? device->compute_units : 1);
@@ -86,7 +86,7 @@ uint32_t ck__aco_automatic_ants(const ck_device *device, uint32_t n,
    * 4 sqrt(n) of them to the nearest 64 (Skinderowicz 2022's count). */
   double many = 64.0 * floor(4.0 * sqrt((double)n) / 64.0 + 0.5);
   if (focused && device->kind == CK_KIND_GPU &&
-      device->backend != CK_BACKEND_REF && ants < many)
+      ck__device_runs_kernels(device) && ants < many)
     ants = many;
   ants = ants < 16 ? 16 : ants > 1024 ? 1024 : ants;
   double fit = AUTO_ANT_BYTES / (ant_city_bytes(focused, source) * n);
@@ -100,7 +100,7 @@ ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
                                  ck_aco_method asked) {
   if (asked != CK_ACO_METHOD_AUTO)
     return asked;
-  int gpu = device->kind == CK_KIND_GPU && device->backend != CK_BACKEND_REF;
+  int gpu = device->kind == CK_KIND_GPU && ck__device_runs_kernels(device);
   int wide = gpu || device->compute_units >= CK_ACO_WIDE_CPU_UNITS;
   return n >= (wide ? CK_ACO_FOCUS_FROM_GPU : CK_ACO_FOCUS_FROM_CPU)
              ? CK_ACO_FOCUSED
@@ -297,7 +297,7 @@ static ck_status tune(ck_aco *created, const ck_device *device,
                             ? device->warp_width
                             : 32)
                      : 1;
-  if (state->lanes > 1 && device->backend != CK_BACKEND_REF &&
+  if (state->lanes > 1 && ck__device_runs_kernels(device) &&
       !group_kernels_supported(device))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "ck_aco_config.lanes: %u work-items an ant need the group "
@@ -307,7 +307,7 @@ static ck_status tune(ck_aco *created, const ck_device *device,
   /* ref makes the same choices as either form and has no work-groups: it
    * takes --lanes and ignores it, as every device's form options, so that
    * compare can give every device the same ones. */
-  if (device->backend != CK_BACKEND_REF && device->max_work_group_size &&
+  if (ck__device_runs_kernels(device) && device->max_work_group_size &&
       state->lanes > device->max_work_group_size)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "ck_aco_config.lanes: %u is above the work-group limit of "
@@ -327,7 +327,7 @@ static ck_status tune(ck_aco *created, const ck_device *device,
             "instance %s: %u cities of a GEO or EXPLICIT metric need an n x n "
             "matrix; clkit keeps one up to %d cities",
             instance->name, n, 2 * MATRIX_LIMIT);
-  int fp64 = device->backend == CK_BACKEND_REF || device->has_fp64;
+  int fp64 = device->has_fp64;
   state->coord_size = fp64 ? sizeof(double) : sizeof(float);
 fail:
   return status;

@@ -248,7 +248,7 @@ static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
    * twice). Asked for (1), any OpenCL device takes them (a simulator,
    * for one); GPU programs otherwise leave the strip kernel out. */
   int vector_kernel =
-      device->backend == CK_BACKEND_OPENCL &&
+      ck__device_has_vector_types(device) &&
       (device->kind != CK_KIND_GPU || state->strips_request > 0);
   state->lanes = vector_kernel ? (double_precision ? 8u : 16u) : 0u;
   state->strips =
@@ -294,7 +294,7 @@ static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
       4.0 * (double)n *
           (4.0 + (state->list_capacity ? state->list_capacity + 1.0 : 0)) +
       12.0 * ((double)state->cells + 1) +
-      (device->backend == CK_BACKEND_REF ? 32.0 * (double)n : 0) +
+      (ck__device_runs_kernels(device) ? 0 : 32.0 * (double)n) +
       ck__gas_member_message_bytes(state, state->message_capacity);
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu particles need ", n);

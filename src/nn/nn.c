@@ -256,8 +256,7 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: nn is NULL");
   *result = NULL;
   CK_TRY(check_config(config));
-  if (double_precision && device->backend != CK_BACKEND_REF &&
-      !device->has_fp64)
+  if (double_precision && !device->has_fp64)
     CK_FAIL(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
             device->id);
   nn = calloc(1, sizeof *nn);
@@ -284,28 +283,22 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
       config->loss == CK_NN_MSE ? CK_NN_ACT_SIGMOID : CK_NN_ACT_IDENTITY;
   state->optimizer = config->optimizer == CK_NN_ADAM ? CK_NN_OPTIMIZER_ADAM
                                                      : CK_NN_OPTIMIZER_SGD;
-  /* Before compute capability 8.0 cuBLAS's TF32 mode quietly computes in
-   * FP32, which a run reported as TF32 must not. */
-  int before_tf32 = 0;
-#if CK_HAVE_CUDA
-  before_tf32 =
-      device->backend == CK_BACKEND_CUDA && ck__cuda_architecture(device) < 80;
-#endif
+  /* A run reported as TF32 must run on tensor cores: where cuBLAS's TF32
+   * mode would quietly compute in FP32, it is refused. */
   if (config->math == CK_NN_TF32 &&
-      (device->backend != CK_BACKEND_CUDA || double_precision || before_tf32))
+      (double_precision || !ck__device_has_tf32(device)))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "ck_nn_config.math: TF32 products need a CUDA device of "
             "compute capability 8.0 or later and single precision; device "
             "%s %s, so it refuses the run (FP32 runs it)",
             device->id,
             double_precision ? "runs in double precision"
-            : before_tf32    ? "has no tensor cores for TF32"
-                             : "has no TF32 products");
+                             : "has no TF32 products on tensor cores");
   state->tf32 = config->math == CK_NN_TF32;
   /* The vector form is written in OpenCL C's vector types, which the CUDA
    * prelude does not spell; it is a form for CPUs. */
   if (state->tuning.tile && state->tuning.form == CK__NN_VECTOR &&
-      device->backend == CK_BACKEND_CUDA)
+      !ck__device_has_vector_types(device))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "matrix-product tiles vector:%u (--tiles): the vector form runs "
             "on OpenCL devices; CUDA device %s takes local:S or global:S",

@@ -590,7 +590,7 @@ ck_status ck__problem_upload(const ck__problem *problem, ck_queue *queue,
 
 uint32_t ck__group_size(const ck_device *device) {
   size_t limit =
-      device->backend == CK_BACKEND_REF ? 256 : device->max_work_group_size;
+      ck__device_runs_kernels(device) ? device->max_work_group_size : 256;
   uint32_t group = 1;
   while (group * 2 <= 256 && group * 2 <= limit)
     group *= 2;
@@ -612,7 +612,7 @@ ck__lsq_plan ck__lsq_plan_choose(const ck_device *device, ck_pso_lsq_mode mode,
   size_t units = device->compute_units ? device->compute_units : 1;
   /* Vector mode is OpenCL C: CUDA devices and ref evaluate in order, a
    * point at a time, which gives the same bits. */
-  int vectors = device->backend == CK_BACKEND_OPENCL;
+  int vectors = ck__device_has_vector_types(device);
   /* On GPUs few points leave most of the device idle in thread mode. On
    * CPUs (PoCL, 2 cores) vector mode outran group mode from 4 points
    * up, and thread mode by 12 times. */

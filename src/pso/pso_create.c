@@ -100,12 +100,16 @@ static ck_status tune(pso_swarm *created, const ck_device *device,
   state->group = ck__group_size(device);
   /* A vector a work-item where no loop over the dimensions would be
    * vectorised across work-items otherwise (ck_lanes.h): CPUs. */
-  if (device->backend == CK_BACKEND_OPENCL &&
+  if (ck__device_has_vector_types(device) &&
       (config->move_mode == CK_PSO_MOVE_VECTOR ||
        (config->move_mode == CK_PSO_MOVE_AUTO && device->kind != CK_KIND_GPU)))
     state->move_lanes = state->double_precision ? 8u : 16u;
   else
     state->move_lanes = 1;
+  state->fused_user = ck__device_runs_kernels(device) &&
+                      state->objective == CK_OBJECTIVE_USER &&
+                      !problem->user_has_data && state->move_lanes == 1;
+  state->streamed = state->streamed || state->fused_user;
   state->move_local =
       state->move_lanes > 1
           ? ck__vector_group(

@@ -65,7 +65,8 @@ static ck_status cuda_setup(pso_state *state) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__pso_opencl_steps.setup(state));
   CK_TRY(native_lsq(state));
-  state->iterates = state->streamed && !state->ring &&
+  /* pso.cu's step knows the built-in objectives alone. */
+  state->iterates = state->streamed && !state->fused_user && !state->ring &&
                     !state->double_precision && state->dim <= NATIVE_MAX_DIM;
   if (!state->iterates)
     return CK_OK;

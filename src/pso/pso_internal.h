@@ -47,7 +47,12 @@ struct pso_state {
   ck_device device;
   const ck__problem *problem; /* objective, domain, user source */
   int objective;              /* CK_OBJECTIVE_* */
+  /* Evaluated in the move's launch: built-ins, and a fused user's. */
   int streamed;
+  /* A user objective without data, evaluated in the move's launch
+   * (CK_PSO_FUSE_USER of cl/pso.cl) where a work-item moves one particle:
+   * a launch and a pass over the positions fewer an iteration. */
+  int fused_user;
   int dim;
   uint32_t n;     /* particles */
   uint32_t first; /* of a spread swarm's slice: its first particle */

@@ -22,11 +22,13 @@ static ck_status make_kernels(pso_state *state) {
   snprintf(defines, sizeof defines,
            "-DCK_OBJECTIVE=%d -DCK_BOUNDS=%d -DCK_PSO_RING=%d "
            "-DCK_GROUP=%u -DCK_DIM=%d -DCK_USER_DATA=%d "
-           "-DCK_LSQ_LANES=%u -DCK_LANES=%u -DCK_REAL_DOUBLE=%d",
+           "-DCK_LSQ_LANES=%u -DCK_LANES=%u -DCK_REAL_DOUBLE=%d "
+           "-DCK_PSO_FUSE_USER=%d",
            state->objective, state->bounds, state->ring ? 1 : 0,
            (unsigned)state->group, state->dim, state->problem->user_has_data,
            state->lsq.lanes ? state->lsq.lanes : 1u,
-           (unsigned)state->move_lanes, state->double_precision);
+           (unsigned)state->move_lanes, state->double_precision,
+           state->fused_user);
   CK_TRY(ck__program_build_prefixed(
       state->queue, "pso", defines, state->problem->user_name,
       state->problem->user_source, &state->program));

@@ -387,3 +387,23 @@ ck_status ck__device_memory_check(const ck_device *device, double bytes) {
                     device->id, (double)device->global_memory * 1e-9);
   return CK_OK;
 }
+
+int ck__device_runs_kernels(const ck_device *device) {
+  assert(device);
+  return device->backend != CK_BACKEND_REF;
+}
+
+int ck__device_has_vector_types(const ck_device *device) {
+  assert(device);
+  return device->backend == CK_BACKEND_OPENCL;
+}
+
+int ck__device_has_tf32(const ck_device *device) {
+  assert(device);
+#if CK_HAVE_CUDA
+  return device->backend == CK_BACKEND_CUDA &&
+         ck__cuda_architecture(device) >= 80;
+#else
+  return 0;
+#endif
+}

@@ -27,6 +27,19 @@ ck_status ck__device_memory_check(const ck_device *device, double bytes);
  * options, since the rounded forms cost more instructions. */
 const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
 
+/* What a device can do, for the workloads' choices (which never test a
+ * backend themselves):
+ * - runs_kernels: its steps are kernels over work-items and
+ *   work-groups; 0 for ref, whose steps are plain C calls;
+ * - has_vector_types: it compiles OpenCL C's vector types (float16 and
+ *   the like), which the CUDA prelude does not spell;
+ * - has_tf32: cuBLAS's TF32 products run on tensor cores (CUDA, compute
+ *   capability 8.0 or later; before it, TF32 mode quietly computes in
+ *   FP32). */
+int ck__device_runs_kernels(const ck_device *device);
+int ck__device_has_vector_types(const ck_device *device);
+int ck__device_has_tf32(const ck_device *device);
+
 /* The major version of PoCL that runs an OpenCL device, or 0 for any
  * other runtime or backend: for working around what a PoCL release is
  * known to miscompile. */

@@ -38,7 +38,7 @@ ck_status ck_device_probe(const ck_device *device,
   CK__REQUIRE(device);
   CK__REQUIRE(probe);
   memset(probe, 0, sizeof *probe);
-  if (device->backend != CK_BACKEND_REF) {
+  if (ck__device_runs_kernels(device)) {
     /* Whether the runtime's cache served is said of the warm build, the
      * one that could have come from a cache. */
     CK_TRY(timed_build(device, 1, &probe->cold_build_s, &from_cache, NULL));

@@ -210,9 +210,8 @@ static ck_status selfcheck_check(const ck_param *params, size_t count) {
 
 /* Largest power of two not above the device's work-group limit, capped. */
 static uint32_t reduction_group(const ck_device *device) {
-  size_t limit = device->backend == CK_BACKEND_REF
-                     ? DEFAULT_GROUP
-                     : device->max_work_group_size;
+  size_t limit = ck__device_runs_kernels(device) ? device->max_work_group_size
+                                                 : DEFAULT_GROUP;
   uint32_t group = 1;
   while (group * 2 <= DEFAULT_GROUP && group * 2 <= limit)
     group *= 2;
