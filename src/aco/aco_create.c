@@ -327,7 +327,7 @@ static ck_status tune(ck_aco *created, const ck_device *device,
             "instance %s: %u cities of a GEO or EXPLICIT metric need an n x n "
             "matrix; clkit keeps one up to %d cities",
             instance->name, n, 2 * MATRIX_LIMIT);
-  int fp64 = device->has_fp64;
+  int fp64 = ck__device_has_fp64(device);
   state->coord_size = fp64 ? sizeof(double) : sizeof(float);
 fail:
   return status;

@@ -410,7 +410,7 @@ static ck_status check_checkpoint(const ck_device *device, const char *path,
   if (*real_size != 4 && *real_size != 8)
     CK_FAIL(CK_ERROR_PARSE, "%s: real size %u", path, *real_size);
   /* As ck_gas_create() refuses double precision where the device has none. */
-  if (device && *real_size == 8 && !device->has_fp64)
+  if (device && *real_size == 8 && !ck__device_has_fp64(device))
     CK_FAIL(CK_ERROR_UNSUPPORTED,
             "%s: a double-precision checkpoint; device %s has no double "
             "precision",

@@ -343,7 +343,7 @@ static ck_status create_gas(const ck_device *device,
   if (!result)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_gas_create: gas is NULL");
   *result = NULL;
-  if (double_precision && !device->has_fp64)
+  if (double_precision && !ck__device_has_fp64(device))
     return ck__fail(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
                     device->id);
   gas = new_gas(config, forms);

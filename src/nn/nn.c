@@ -256,7 +256,7 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: nn is NULL");
   *result = NULL;
   CK_TRY(check_config(config));
-  if (double_precision && !device->has_fp64)
+  if (double_precision && !ck__device_has_fp64(device))
     CK_FAIL(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
             device->id);
   nn = calloc(1, sizeof *nn);

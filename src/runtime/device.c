@@ -393,6 +393,11 @@ int ck__device_runs_kernels(const ck_device *device) {
   return device->backend != CK_BACKEND_REF;
 }
 
+int ck__device_has_fp64(const ck_device *device) {
+  assert(device);
+  return !ck__device_runs_kernels(device) || device->has_fp64;
+}
+
 int ck__device_has_vector_types(const ck_device *device) {
   assert(device);
   return device->backend == CK_BACKEND_OPENCL;
