@@ -99,6 +99,39 @@ static size_t grown_capacity(size_t capacity) {
   return capacity < FILE_MAX_BYTES / 2 ? 2 * capacity : FILE_MAX_BYTES + 1;
 }
 
+/* The first size of the output buffer for in[0 .. in_size). The
+ * trailer's size (modulo 2^32) gives it when plausible: deflate cannot
+ * expand by more than about 1032 times. */
+static size_t first_capacity(const uint8_t *in, size_t in_size) {
+  uint32_t stated = 0;
+  if (in_size >= 18)
+    for (int i = 0; i < 4; ++i)
+      stated |= (uint32_t)in[in_size - 4 + (size_t)i] << (8 * i);
+  if (stated > 0 && stated <= FILE_MAX_BYTES && stated / 1032 <= in_size)
+    return (size_t)stated + 1;
+  return in_size < FILE_MAX_BYTES / 4 ? 4 * in_size + 4096 : FILE_MAX_BYTES + 1;
+}
+
+/* Grows the full output buffer *data of *capacity bytes (and a NUL), or
+ * fails where it already holds more than a data file may. */
+static ck_status grow_buffer(const char *path, uint8_t **data,
+                             size_t *capacity) {
+  if (*capacity > FILE_MAX_BYTES)
+    return ck__fail(CK_ERROR_UNSUPPORTED,
+                    "%s: more than %zu bytes after decompression; clkit reads "
+                    "data files of at most that size",
+                    path, FILE_MAX_BYTES);
+  size_t larger = grown_capacity(*capacity);
+  uint8_t *grown = realloc(*data, larger + 1);
+  if (!grown)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "%s: out of memory: %zu bytes for the decompressed data",
+                    path, larger + 1);
+  *data = grown;
+  *capacity = larger;
+  return CK_OK;
+}
+
 /* Inflates the gzip data in[0 .. in_size) (one member or several) into a
  * malloc'd buffer with a NUL after its end. */
 static ck_status gunzip(const char *path, const uint8_t *in, size_t in_size,
@@ -107,20 +140,9 @@ static ck_status gunzip(const char *path, const uint8_t *in, size_t in_size,
   z_stream stream;
   int started = 0;
   uint8_t *data = NULL;
-  size_t used = 0, given = 0, capacity;
+  size_t used = 0, given = 0, capacity = first_capacity(in, in_size);
   memset(&stream, 0, sizeof stream);
 
-  /* The trailer's size (modulo 2^32) sizes the buffer when plausible:
-   * deflate cannot expand by more than about 1032 times. */
-  uint32_t stated = 0;
-  if (in_size >= 18)
-    for (int i = 0; i < 4; ++i)
-      stated |= (uint32_t)in[in_size - 4 + (size_t)i] << (8 * i);
-  if (stated > 0 && stated <= FILE_MAX_BYTES && stated / 1032 <= in_size)
-    capacity = (size_t)stated + 1;
-  else
-    capacity =
-        in_size < FILE_MAX_BYTES / 4 ? 4 * in_size + 4096 : FILE_MAX_BYTES + 1;
   data = malloc(capacity + 1);
   if (!data)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory: %zu bytes", path,
@@ -140,21 +162,8 @@ static ck_status gunzip(const char *path, const uint8_t *in, size_t in_size,
       stream.avail_in = (uInt)chunk;
       given += chunk;
     }
-    if (used == capacity) {
-      if (capacity > FILE_MAX_BYTES)
-        CK_FAIL(CK_ERROR_UNSUPPORTED,
-                "%s: more than %zu bytes after decompression; clkit reads "
-                "data files of at most that size",
-                path, FILE_MAX_BYTES);
-      size_t larger = grown_capacity(capacity);
-      uint8_t *grown = realloc(data, larger + 1);
-      if (!grown)
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-                "%s: out of memory: %zu bytes for the decompressed data", path,
-                larger + 1);
-      data = grown;
-      capacity = larger;
-    }
+    if (used == capacity)
+      CK_TRY(grow_buffer(path, &data, &capacity));
     size_t room = capacity - used < ZLIB_CHUNK ? capacity - used : ZLIB_CHUNK;
     stream.next_out = data + used;
     stream.avail_out = (uInt)room;

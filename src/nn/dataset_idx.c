@@ -265,6 +265,89 @@ static ck_status idx_labelled(const char *path,
   return CK_OK;
 }
 
+/* Reads the header of the labels file of an IDX features file of rows
+ * records, and checks that it is one of theirs. */
+static ck_status idx_check_labels(const char *path, size_t rows,
+                                  const char *labels_path,
+                                  const uint8_t *label_bytes, size_t label_size,
+                                  const ck_dataset *from, idx_header *labels) {
+  ck_status status =
+      idx_read_header(labels_path, label_bytes, label_size, labels);
+  if (status != CK_OK)
+    return status;
+  if (labels->dimensions != 1)
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: a labels file has 1 dimension, but this one has %u",
+                    labels_path, labels->dimensions);
+  if (labels->type == 0x0D || labels->type == 0x0E)
+    return ck__fail(
+        CK_ERROR_PARSE,
+        "%s: labels of element type 0x%02X (%s); labels need an integer "
+        "type",
+        labels_path, labels->type, idx_type_name(labels->type));
+  if (labels->rows != rows)
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: %zu labels, but the features file %s has %zu "
+                    "rows",
+                    labels_path, labels->rows, path, rows);
+  if (from && from->class_names)
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: the labels are integers, but the classes to use (of "
+                    "the training data or model) are names",
+                    labels_path);
+  return CK_OK;
+}
+
+/* The classes of an IDX labels file's records, checked against the
+ * options; *largest is the largest. */
+static ck_status idx_classes(const char *labels_path, const idx_header *labels,
+                             const ck_dataset_options *options,
+                             int32_t *classes, int64_t *largest) {
+  const ck_dataset *from = options->classes_from;
+  for (size_t r = 0; r < labels->rows; ++r) {
+    const uint8_t *in = labels->payload + r * labels->element_size;
+    int64_t label;
+    switch (labels->type) {
+    case 0x08:
+      label = in[0];
+      break;
+    case 0x09:
+      label = (int8_t)in[0];
+      break;
+    case 0x0B:
+      label = (int16_t)(uint16_t)(in[0] << 8 | in[1]);
+      break;
+    default:
+      label = (int32_t)get_be32(in);
+      break;
+    }
+    if (label < 0)
+      return ck__fail(CK_ERROR_PARSE, "%s: record %zu: label %lld is negative",
+                      labels_path, r + 1, (long long)label);
+    if (label >= CK_DATASET_MAX_CLASSES)
+      return ck__fail(
+          CK_ERROR_PARSE,
+          "%s: record %zu: label %lld is above %d, the largest class",
+          labels_path, r + 1, (long long)label, CK_DATASET_MAX_CLASSES - 1);
+    if (options->class_limit && (uint64_t)label >= options->class_limit)
+      return ck__fail(
+          CK_ERROR_PARSE,
+          "%s: record %zu: label %lld is not below the class limit %zu",
+          labels_path, r + 1, (long long)label, options->class_limit);
+    if (from && (uint64_t)label >= from->classes)
+      return ck__fail(
+          CK_ERROR_PARSE,
+          "%s: record %zu: label %lld is not one of the %zu classes "
+          "(0 .. %zu) of the training data or model",
+          labels_path, r + 1, (long long)label, from->classes,
+          from->classes - 1);
+    classes[r] = (int32_t)label;
+    if (label > *largest)
+      *largest = label;
+  }
+  return CK_OK;
+}
+
 ck_status ck__dataset_load_idx(const char *path, const uint8_t *bytes,
                                size_t size, const ck_dataset_options *options,
                                ck_dataset *dataset) {
@@ -302,26 +385,8 @@ ck_status ck__dataset_load_idx(const char *path, const uint8_t *bytes,
         ck__fail_append(" (the labels file of %s)", path);
       goto fail;
     }
-    CK_TRY(idx_read_header(labels_path, label_bytes, label_size, &labels));
-    if (labels.dimensions != 1)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: a labels file has 1 dimension, but this one has %u",
-              labels_path, labels.dimensions);
-    if (labels.type == 0x0D || labels.type == 0x0E)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: labels of element type 0x%02X (%s); labels need an integer "
-              "type",
-              labels_path, labels.type, idx_type_name(labels.type));
-    if (labels.rows != features.rows)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: %zu labels, but the features file %s has %zu "
-              "rows",
-              labels_path, labels.rows, path, features.rows);
-    if (from && from->class_names)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: the labels are integers, but the classes to use (of "
-              "the training data or model) are names",
-              labels_path);
+    CK_TRY(idx_check_labels(path, features.rows, labels_path, label_bytes,
+                            label_size, from, &labels));
   }
 
   values = malloc(features.rows * features.row_elements * sizeof *values);
@@ -333,44 +398,7 @@ ck_status ck__dataset_load_idx(const char *path, const uint8_t *bytes,
   CK_TRY(idx_features(path, &features, values));
 
   int64_t largest = 0;
-  for (size_t r = 0; r < labels.rows; ++r) {
-    const uint8_t *in = labels.payload + r * labels.element_size;
-    int64_t label;
-    switch (labels.type) {
-    case 0x08:
-      label = in[0];
-      break;
-    case 0x09:
-      label = (int8_t)in[0];
-      break;
-    case 0x0B:
-      label = (int16_t)(uint16_t)(in[0] << 8 | in[1]);
-      break;
-    default:
-      label = (int32_t)get_be32(in);
-      break;
-    }
-    if (label < 0)
-      CK_FAIL(CK_ERROR_PARSE, "%s: record %zu: label %lld is negative",
-              labels_path, r + 1, (long long)label);
-    if (label >= CK_DATASET_MAX_CLASSES)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: record %zu: label %lld is above %d, the largest class",
-              labels_path, r + 1, (long long)label, CK_DATASET_MAX_CLASSES - 1);
-    if (options->class_limit && (uint64_t)label >= options->class_limit)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: record %zu: label %lld is not below the class limit %zu",
-              labels_path, r + 1, (long long)label, options->class_limit);
-    if (from && (uint64_t)label >= from->classes)
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: record %zu: label %lld is not one of the %zu classes "
-              "(0 .. %zu) of the training data or model",
-              labels_path, r + 1, (long long)label, from->classes,
-              from->classes - 1);
-    classes[r] = (int32_t)label;
-    if (label > largest)
-      largest = label;
-  }
+  CK_TRY(idx_classes(labels_path, &labels, options, classes, &largest));
 
   free(derived);
   free(label_bytes);

@@ -28,37 +28,11 @@ static float scale_for(double spread, double magnitude) {
   return (float)scale;
 }
 
-ck_status ck_dataset_normalization_fit(const ck_dataset *dataset,
-                                       ck_normalization_kind kind,
-                                       ck_normalization *normalization) {
-  static const char function[] = "ck_dataset_normalization_fit";
-  ck_status status = CK_OK;
-  float *offset = NULL, *scale = NULL;
-  double *work = NULL;
-  if (!normalization)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: normalization is NULL",
-                    function);
-  memset(normalization, 0, sizeof *normalization);
-  CK_TRY(ck__dataset_check(dataset, function));
-  if (kind != CK_NORMALIZE_NONE && kind != CK_NORMALIZE_ZSCORE &&
-      kind != CK_NORMALIZE_MINMAX)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "%s: unknown normalisation kind %d",
-            function, (int)kind);
+/* Fits offset and scale of each feature for kind (ZSCORE or MINMAX), in
+ * work of 3 doubles a feature. */
+static void fit_features(const ck_dataset *dataset, ck_normalization_kind kind,
+                         double *work, float *offset, float *scale) {
   size_t rows = dataset->rows, features = dataset->features;
-  if (kind == CK_NORMALIZE_NONE) {
-    normalization->kind = kind;
-    normalization->features = features;
-    return CK_OK;
-  }
-  if (features > SIZE_MAX / 3 / sizeof *work)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: %zu features overflow memory",
-            function, features);
-  offset = malloc(features * sizeof *offset);
-  scale = malloc(features * sizeof *scale);
-  work = malloc(3 * features * sizeof *work);
-  if (!offset || !scale || !work)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu features",
-            function, features);
   /* ZSCORE: sum, sum of squared deviations, largest magnitude.
    * MINMAX: min, max. */
   double *first = work, *second = work + features,
@@ -106,6 +80,40 @@ ck_status ck_dataset_normalization_fit(const ck_dataset *dataset,
       scale[f] = scale_for(second[f] - first[f], largest);
     }
   }
+}
+
+ck_status ck_dataset_normalization_fit(const ck_dataset *dataset,
+                                       ck_normalization_kind kind,
+                                       ck_normalization *normalization) {
+  static const char function[] = "ck_dataset_normalization_fit";
+  ck_status status = CK_OK;
+  float *offset = NULL, *scale = NULL;
+  double *work = NULL;
+  if (!normalization)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: normalization is NULL",
+                    function);
+  memset(normalization, 0, sizeof *normalization);
+  CK_TRY(ck__dataset_check(dataset, function));
+  if (kind != CK_NORMALIZE_NONE && kind != CK_NORMALIZE_ZSCORE &&
+      kind != CK_NORMALIZE_MINMAX)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "%s: unknown normalisation kind %d",
+            function, (int)kind);
+  size_t features = dataset->features;
+  if (kind == CK_NORMALIZE_NONE) {
+    normalization->kind = kind;
+    normalization->features = features;
+    return CK_OK;
+  }
+  if (features > SIZE_MAX / 3 / sizeof *work)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: %zu features overflow memory",
+            function, features);
+  offset = malloc(features * sizeof *offset);
+  scale = malloc(features * sizeof *scale);
+  work = malloc(3 * features * sizeof *work);
+  if (!offset || !scale || !work)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu features",
+            function, features);
+  fit_features(dataset, kind, work, offset, scale);
   free(work);
   normalization->kind = kind;
   normalization->features = features;
