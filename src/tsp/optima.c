@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The room for a malformed line's fault: two quoted texts and words. */
+#define FAULT_MAX (2 * CK__TEXT_QUOTE_MAX + 80)
+
 /* A name an instance is looked up by (length bytes of text, not cut out
  * of it), and where the optima file lists it. */
 typedef struct optimum_name {
@@ -76,22 +79,23 @@ static ck_status fail_not_listed(const char *path, const optimum_name *names,
              : ck__fail(CK_ERROR_NOT_FOUND, "%s lists none of %s", path, list);
 }
 
-ck_status ck_tsp_optimum_find(const char *path, const char *name,
-                              const char *instance_path,
-                              void (*warn)(void *user, const char *line),
-                              void *warn_user, int64_t *optimum) {
-  ck_status status = CK_OK;
-  char *text = NULL;
-  size_t size = 0, skipped = 0, first_skipped = 0;
-  char fault[2 * CK__TEXT_QUOTE_MAX + 80], first_fault[sizeof fault];
-  optimum_name names[3];
+/* The optimum of the first name listed, or a failure naming them all. */
+static ck_status listed_optimum(const char *path, const optimum_name *names,
+                                size_t count, int64_t *optimum) {
+  for (size_t i = 0; i < count; ++i)
+    if (names[i].line) {
+      *optimum = names[i].optimum;
+      return CK_OK;
+    }
+  return fail_not_listed(path, names, count);
+}
+
+/* The names an instance is looked up by: NAME as given, without the file
+ * extension some files put in it, and the file's own name; the first of
+ * them that is listed counts. Returns their count. */
+static size_t gather_names(const char *name, const char *instance_path,
+                           optimum_name names[3]) {
   size_t count = 0;
-  ck__text_lines lines;
-  CK__REQUIRE(path);
-  CK__REQUIRE(name);
-  CK__REQUIRE(optimum);
-  /* NAME as given, without the file extension some files put in it, and
-   * the file's own name: the first of them that is listed counts. */
   size_t length = strlen(name);
   count = add_optimum_name(names, count, name, length);
   count =
@@ -102,6 +106,41 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
     count = add_optimum_name(names, count, base,
                              strlen(base) - ck__tsp_extension(base));
   }
+  return count;
+}
+
+/* Warns of the skipped lines: one line for the whole file, naming the
+ * first line skipped. */
+static void warn_skipped(const char *path, size_t skipped, size_t first_skipped,
+                         const char *first_fault,
+                         void (*warn)(void *user, const char *line),
+                         void *warn_user) {
+  char message[FAULT_MAX + 4200];
+  int used = snprintf(message, sizeof message,
+                      "warning: %.4000s:%zu: %s; the line is skipped", path,
+                      first_skipped, first_fault);
+  if (skipped > 1 && used > 0 && (size_t)used < sizeof message)
+    snprintf(message + used, sizeof message - (size_t)used,
+             ", and %zu other malformed line%s too", skipped - 1,
+             skipped > 2 ? "s" : "");
+  warn(warn_user, message);
+}
+
+ck_status ck_tsp_optimum_find(const char *path, const char *name,
+                              const char *instance_path,
+                              void (*warn)(void *user, const char *line),
+                              void *warn_user, int64_t *optimum) {
+  ck_status status = CK_OK;
+  char *text = NULL;
+  size_t size = 0, skipped = 0, first_skipped = 0;
+  char fault[FAULT_MAX], first_fault[sizeof fault];
+  optimum_name names[3];
+  size_t count = 0;
+  ck__text_lines lines;
+  CK__REQUIRE(path);
+  CK__REQUIRE(name);
+  CK__REQUIRE(optimum);
+  count = gather_names(name, instance_path, names);
   CK_TRY(ck__file_read_text(path, CK__TEXT_FILE_MAX_BYTES, &text, &size));
   memset(&lines, 0, sizeof lines);
   lines.source = path;
@@ -156,26 +195,9 @@ ck_status ck_tsp_optimum_find(const char *path, const char *name,
       memcpy(first_fault, fault, sizeof fault);
     }
   }
-  if (skipped && warn) {
-    /* One line for the whole file, naming the first line skipped. */
-    char message[sizeof first_fault + 4200];
-    int used = snprintf(message, sizeof message,
-                        "warning: %.4000s:%zu: %s; the line is skipped", path,
-                        first_skipped, first_fault);
-    if (skipped > 1 && used > 0 && (size_t)used < sizeof message)
-      snprintf(message + used, sizeof message - (size_t)used,
-               ", and %zu other malformed line%s too", skipped - 1,
-               skipped > 2 ? "s" : "");
-    warn(warn_user, message);
-  }
-  status = CK_ERROR_NOT_FOUND;
-  for (size_t i = 0; i < count && status != CK_OK; ++i)
-    if (names[i].line) {
-      *optimum = names[i].optimum;
-      status = CK_OK;
-    }
-  if (status != CK_OK)
-    status = fail_not_listed(path, names, count);
+  if (skipped && warn)
+    warn_skipped(path, skipped, first_skipped, first_fault, warn, warn_user);
+  status = listed_optimum(path, names, count, optimum);
 
 fail:
   free(text);

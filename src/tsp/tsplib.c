@@ -484,6 +484,57 @@ static void free_reader(ck__tsp_reader *reader) {
   reader->weights = NULL;
 }
 
+/* One line of data of the section being read; the section ends when it
+ * holds all its data. */
+static ck_status read_section_line(ck__tsp_reader *reader, char *line) {
+  ck__tsp_section current = reader->current;
+  ck_status status = CK_OK;
+  if (current == CK__TSP_SECTION_WEIGHTS) {
+    CK_TRY(ck__tsp_read_weights(reader, line));
+    if (reader->weight_count == reader->weights_needed)
+      reader->current = CK__TSP_SECTION_NONE;
+  } else {
+    ck__tsp_node_block *block =
+        current == CK__TSP_SECTION_NODES ? &reader->coords : &reader->display;
+    CK_TRY(ck__tsp_read_node(reader, block, line));
+    if (block->count == reader->cities)
+      reader->current = CK__TSP_SECTION_NONE;
+  }
+  if (reader->current == CK__TSP_SECTION_NONE)
+    reader->ended = current;
+  return CK_OK;
+
+fail:
+  return status;
+}
+
+/* The instance from a reader that read it whole, and the matrix of an
+ * EXPLICIT one; the coordinates kept move from the reader. */
+static void fill_instance(ck__tsp_reader *reader, const char *source,
+                          int32_t *matrix, ck_tsp_instance *instance) {
+  memset(instance, 0, sizeof *instance);
+  if (reader->name[0])
+    copy_text(instance->name, sizeof instance->name, reader->name);
+  else
+    base_name(source, instance->name, sizeof instance->name);
+  copy_text(instance->comment, sizeof instance->comment, reader->comment);
+  instance->cities = reader->cities;
+  instance->metric = reader->metric;
+  instance->matrix = matrix;
+  /* Coordinates for drawing an EXPLICIT instance come from its display
+   * data; a coordinate metric's own coordinates win over display data. */
+  ck__tsp_node_block *kept =
+      reader->coords.line ? &reader->coords
+      : reader->display.line && reader->metric == CK_TSP_EXPLICIT
+          ? &reader->display
+          : NULL;
+  if (kept) {
+    instance->x = kept->x;
+    instance->y = kept->y;
+    kept->x = kept->y = NULL;
+  }
+}
+
 /* Parses text (length bytes, a NUL after them; cut in place). */
 static ck_status parse_text(char *text, size_t length, const char *source,
                             ck_tsp_instance *instance) {
@@ -512,19 +563,7 @@ static ck_status parse_text(char *text, size_t length, const char *source,
     size_t at = reader.lines.line;
     ck__tsp_section current = reader.current;
     if (current != CK__TSP_SECTION_NONE && !starts_with_keyword(line)) {
-      if (current == CK__TSP_SECTION_WEIGHTS) {
-        CK_TRY(ck__tsp_read_weights(&reader, line));
-        if (reader.weight_count == reader.weights_needed)
-          reader.current = CK__TSP_SECTION_NONE;
-      } else {
-        ck__tsp_node_block *block =
-            current == CK__TSP_SECTION_NODES ? &reader.coords : &reader.display;
-        CK_TRY(ck__tsp_read_node(&reader, block, line));
-        if (block->count == reader.cities)
-          reader.current = CK__TSP_SECTION_NONE;
-      }
-      if (reader.current == CK__TSP_SECTION_NONE)
-        reader.ended = current;
+      CK_TRY(read_section_line(&reader, line));
       continue;
     }
     if (current != CK__TSP_SECTION_NONE) {
@@ -567,27 +606,7 @@ static ck_status parse_text(char *text, size_t length, const char *source,
 
   if (reader.metric == CK_TSP_EXPLICIT)
     CK_TRY(ck__tsp_expand_matrix(&reader, &matrix));
-  memset(instance, 0, sizeof *instance);
-  if (reader.name[0])
-    copy_text(instance->name, sizeof instance->name, reader.name);
-  else
-    base_name(source, instance->name, sizeof instance->name);
-  copy_text(instance->comment, sizeof instance->comment, reader.comment);
-  instance->cities = reader.cities;
-  instance->metric = reader.metric;
-  instance->matrix = matrix;
-  /* Coordinates for drawing an EXPLICIT instance come from its display
-   * data; a coordinate metric's own coordinates win over display data. */
-  ck__tsp_node_block *kept =
-      reader.coords.line ? &reader.coords
-      : reader.display.line && reader.metric == CK_TSP_EXPLICIT
-          ? &reader.display
-          : NULL;
-  if (kept) {
-    instance->x = kept->x;
-    instance->y = kept->y;
-    kept->x = kept->y = NULL;
-  }
+  fill_instance(&reader, source, matrix, instance);
   free_reader(&reader);
   return CK_OK;
 
