@@ -243,6 +243,110 @@ static ck_status read_lattice(const ck__text_lines *reader, char *value,
   return CK_OK;
 }
 
+/* Cuts property number property, name:type:count, from *at in place into
+ * parts, and checks its name, type and *count; *more when another
+ * follows. whole is the Properties value, for messages. */
+static ck_status cut_property(const ck__text_lines *reader, char **at,
+                              size_t property, const char *whole,
+                              char *parts[3], size_t *count, int *more) {
+  for (int part = 0; part < 3; ++part) {
+    parts[part] = *at;
+    while (**at && **at != ':')
+      ++*at;
+    if (part < 2 && **at != ':')
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties \"%s\" must be name:type:count "
+                              "triples; property %zu is cut short",
+                              whole, property);
+    *more = **at == ':';
+    if (**at)
+      *(*at)++ = '\0';
+  }
+  const char *name = parts[0], *type = parts[1], *count_text = parts[2];
+  if (!*name)
+    return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                            "Properties: property %zu has no name", property);
+  if (strlen(type) != 1 || !strchr("SRILsril", type[0]))
+    return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                            "Properties: %s has type \"%s\"; the types are S, "
+                            "R, I and L",
+                            ck__text_quote(name).text,
+                            ck__text_quote(type).text);
+  *count = 0;
+  const char *digit = count_text;
+  for (; *digit >= '0' && *digit <= '9' && *count <= PROPERTY_MAX_COLUMNS;
+       ++digit)
+    *count = *count * 10 + (size_t)(*digit - '0');
+  if (digit == count_text || *digit || *count < 1 ||
+      *count > PROPERTY_MAX_COLUMNS)
+    return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                            "Properties: %s has column count \"%s\"; expected "
+                            "1..%zu",
+                            ck__text_quote(name).text,
+                            ck__text_quote(count_text).text,
+                            PROPERTY_MAX_COLUMNS);
+  return CK_OK;
+}
+
+/* Records where a property (name, type, count; count columns) lies in
+ * the layout read so far, or refuses it. */
+static ck_status place_property(const ck__text_lines *reader,
+                                column_layout *read, int *have_pos,
+                                char *parts[3], size_t count) {
+  const char *name = parts[0], *type = parts[1], *count_text = parts[2];
+  int is_pos = strcmp(name, "pos") == 0;
+  int is_velo = strcmp(name, "velo") == 0;
+  int is_momenta = strcmp(name, "momenta") == 0;
+  if (!is_velo && !is_momenta && names_motion(name))
+    return ck__text_fail_at(
+        CK_ERROR_PARSE, reader, 2,
+        "Properties: %s holds per-particle motion in a form clkit does "
+        "not read; give velocities as velo (R:2 or R:3) or momenta (R:2 "
+        "or R:3, masses 1)",
+        ck__text_quote(name).text);
+  if (is_pos || is_velo || is_momenta) {
+    if ((is_pos && *have_pos) || (is_velo && read->velo_count) ||
+        (is_momenta && read->momenta_count))
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties names %s twice", name);
+    if ((type[0] != 'R' && type[0] != 'r') || count < 2 || count > 3)
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties: %s must be R:2 or R:3, found %s:%s",
+                              name, ck__text_quote(type).text,
+                              ck__text_quote(count_text).text);
+    if (is_pos) {
+      *have_pos = 1;
+      read->pos_column = read->columns;
+      read->pos_count = count;
+    } else if (is_velo) {
+      read->velo_column = read->columns;
+      read->velo_count = count;
+    } else {
+      read->momenta_column = read->columns;
+      read->momenta_count = count;
+    }
+  } else if (strcasecmp(name, "masses") == 0 || strcasecmp(name, "mass") == 0) {
+    /* ASE writes masses, OVITO mass: either way clkit's particles have
+     * mass 1, which every row must then say. */
+    if (read->mass_name)
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties names masses twice (%s and %s)",
+                              ck__text_quote(read->mass_name).text,
+                              ck__text_quote(name).text);
+    if ((type[0] != 'R' && type[0] != 'r') || count != 1)
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, reader, 2, "Properties: %s must be R:1, found %s:%s",
+          ck__text_quote(name).text, ck__text_quote(type).text,
+          ck__text_quote(count_text).text);
+    read->mass_name = name;
+    read->mass_column = read->columns;
+  } else if (strcmp(name, "species") == 0 && count == 1) {
+    read->have_species = 1;
+    read->species_column = read->columns;
+  }
+  return CK_OK;
+}
+
 /* Properties=name:type:count:...: where pos and velo are. */
 static ck_status read_properties(const ck__text_lines *reader, char *value,
                                  column_layout *layout) {
@@ -252,95 +356,14 @@ static ck_status read_properties(const ck__text_lines *reader, char *value,
   char *at = value;
   for (size_t property = 1;; ++property) {
     char *parts[3];
-    int more = 0; /* a ':' after the count: another property follows */
-    for (int part = 0; part < 3; ++part) {
-      parts[part] = at;
-      while (*at && *at != ':')
-        ++at;
-      if (part < 2 && *at != ':')
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties \"%s\" must be name:type:count "
-                                "triples; property %zu is cut short",
-                                whole.text, property);
-      more = *at == ':';
-      if (*at)
-        *at++ = '\0';
-    }
-    const char *name = parts[0], *type = parts[1], *count_text = parts[2];
-    if (!*name)
-      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                              "Properties: property %zu has no name", property);
-    if (strlen(type) != 1 || !strchr("SRILsril", type[0]))
-      return ck__text_fail_at(
-          CK_ERROR_PARSE, reader, 2,
-          "Properties: %s has type \"%s\"; the types are S, "
-          "R, I and L",
-          ck__text_quote(name).text, ck__text_quote(type).text);
     size_t count = 0;
-    const char *digit = count_text;
-    for (; *digit >= '0' && *digit <= '9' && count <= PROPERTY_MAX_COLUMNS;
-         ++digit)
-      count = count * 10 + (size_t)(*digit - '0');
-    if (digit == count_text || *digit || count < 1 ||
-        count > PROPERTY_MAX_COLUMNS)
-      return ck__text_fail_at(
-          CK_ERROR_PARSE, reader, 2,
-          "Properties: %s has column count \"%s\"; expected "
-          "1..%zu",
-          ck__text_quote(name).text, ck__text_quote(count_text).text,
-          PROPERTY_MAX_COLUMNS);
-    int is_pos = strcmp(name, "pos") == 0;
-    int is_velo = strcmp(name, "velo") == 0;
-    int is_momenta = strcmp(name, "momenta") == 0;
-    if (!is_velo && !is_momenta && names_motion(name))
-      return ck__text_fail_at(
-          CK_ERROR_PARSE, reader, 2,
-          "Properties: %s holds per-particle motion in a form clkit does "
-          "not read; give velocities as velo (R:2 or R:3) or momenta (R:2 "
-          "or R:3, masses 1)",
-          ck__text_quote(name).text);
-    if (is_pos || is_velo || is_momenta) {
-      if ((is_pos && have_pos) || (is_velo && read.velo_count) ||
-          (is_momenta && read.momenta_count))
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties names %s twice", name);
-      if ((type[0] != 'R' && type[0] != 'r') || count < 2 || count > 3)
-        return ck__text_fail_at(
-            CK_ERROR_PARSE, reader, 2,
-            "Properties: %s must be R:2 or R:3, found %s:%s", name,
-            ck__text_quote(type).text, ck__text_quote(count_text).text);
-      if (is_pos) {
-        have_pos = 1;
-        read.pos_column = read.columns;
-        read.pos_count = count;
-      } else if (is_velo) {
-        read.velo_column = read.columns;
-        read.velo_count = count;
-      } else {
-        read.momenta_column = read.columns;
-        read.momenta_count = count;
-      }
-    } else if (strcasecmp(name, "masses") == 0 ||
-               strcasecmp(name, "mass") == 0) {
-      /* ASE writes masses, OVITO mass: either way clkit's particles have
-       * mass 1, which every row must then say. */
-      if (read.mass_name)
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties names masses twice (%s and %s)",
-                                ck__text_quote(read.mass_name).text,
-                                ck__text_quote(name).text);
-      if ((type[0] != 'R' && type[0] != 'r') || count != 1)
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties: %s must be R:1, found %s:%s",
-                                ck__text_quote(name).text,
-                                ck__text_quote(type).text,
-                                ck__text_quote(count_text).text);
-      read.mass_name = name;
-      read.mass_column = read.columns;
-    } else if (strcmp(name, "species") == 0 && count == 1) {
-      read.have_species = 1;
-      read.species_column = read.columns;
-    }
+    int more = 0; /* a ':' after the count: another property follows */
+    ck_status status =
+        cut_property(reader, &at, property, whole.text, parts, &count, &more);
+    if (status == CK_OK)
+      status = place_property(reader, &read, &have_pos, parts, count);
+    if (status != CK_OK)
+      return status;
     read.columns += count;
     if (!more)
       break;

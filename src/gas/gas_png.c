@@ -221,6 +221,44 @@ static ck_status draw_field(const ck__canvas *c, uint32_t width,
   return CK_OK;
 }
 
+/* The legend of a picture width pixels wide, of a density field or of
+ * discs, and its captions (in the C locale). */
+static void set_legend(legend *l, uint32_t width, int field, int has_velocities,
+                       size_t particles, uint64_t step, double temperature,
+                       double density) {
+  l->text_scale = width >= 400 ? 2 : 1;
+  l->has_scale = field || has_velocities;
+  l->scale = field ? CK__GAS_SCALE_DENSITY : CK__GAS_SCALE_SPEED;
+  l->name = field ? "density" : has_velocities ? "speed" : "no velocities";
+  snprintf(l->caption[0], sizeof l->caption[0], "N=%zu", particles);
+  snprintf(l->caption[1], sizeof l->caption[1], "step=%" PRIu64, step);
+  snprintf(l->caption[2], sizeof l->caption[2], "T=%.3g", temperature);
+  snprintf(l->caption[3], sizeof l->caption[3], "rho=%.3g", density);
+}
+
+/* Each particle's speed into a new *speeds, and their 99th percentile
+ * into *top: speeds scaled by it, one fast particle does not leave all
+ * the others blue. */
+static ck_status speeds_of(const char *path, size_t particles,
+                           const double *velocities, double **speeds,
+                           double *top) {
+  ck_status status = CK_OK;
+  double *sorted = malloc(particles * sizeof *sorted);
+  *speeds = malloc(particles * sizeof **speeds);
+  if (!*speeds || !sorted)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of memory writing %s: speeds of %zu particles", path,
+            particles);
+  for (size_t i = 0; i < particles; ++i)
+    (*speeds)[i] = sorted[i] = hypot(velocities[2 * i], velocities[2 * i + 1]);
+  qsort(sorted, particles, sizeof *sorted, compare_doubles);
+  *top = sorted[(size_t)(0.99 * (double)(particles - 1))];
+
+fail:
+  free(sorted);
+  return status;
+}
+
 ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
                             double box_y, const double *positions,
                             const double *velocities, unsigned width,
@@ -228,7 +266,7 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
   ck_status status = CK_OK;
   ck__c_locale locale = {0};
   ck__canvas c = {0};
-  double *speeds = NULL, *sorted = NULL;
+  double *speeds = NULL;
   legend l = {0};
   if (!path || !*path)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -252,16 +290,9 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
   /* Discs under about 2 pixels in radius blur into noise: a field then. */
   int field = radius < 2;
   c.width = box_width > LEGEND_MIN_WIDTH ? box_width : LEGEND_MIN_WIDTH;
-  l.text_scale = c.width >= 400 ? 2 : 1;
-  l.has_scale = field || velocities;
-  l.scale = field ? CK__GAS_SCALE_DENSITY : CK__GAS_SCALE_SPEED;
-  l.name = field ? "density" : velocities ? "speed" : "no velocities";
   CK_TRY(ck__c_locale_enter(&locale, path));
-  snprintf(l.caption[0], sizeof l.caption[0], "N=%zu", particles);
-  snprintf(l.caption[1], sizeof l.caption[1], "step=%" PRIu64, step);
-  snprintf(l.caption[2], sizeof l.caption[2], "T=%.3g", temperature);
-  snprintf(l.caption[3], sizeof l.caption[3], "rho=%.3g",
-           (double)particles / (box_x * box_y));
+  set_legend(&l, c.width, field, velocities != NULL, particles, step,
+             temperature, (double)particles / (box_x * box_y));
   c.height = box_height + legend_height(c.width, &l);
   size_t bytes = (size_t)c.width * c.height * 3;
   c.pixels = malloc(bytes);
@@ -280,20 +311,8 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
     if (status != CK_OK)
       CK_FAIL_PREFIX(status, "writing %s: ", path);
   } else {
-    /* Speeds scaled by the 99th percentile, so that one fast particle
-     * does not leave all the others blue. */
-    if (velocities) {
-      speeds = malloc(particles * sizeof *speeds);
-      sorted = malloc(particles * sizeof *sorted);
-      if (!speeds || !sorted)
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-                "out of memory writing %s: speeds of %zu particles", path,
-                particles);
-      for (size_t i = 0; i < particles; ++i)
-        speeds[i] = sorted[i] = hypot(velocities[2 * i], velocities[2 * i + 1]);
-      qsort(sorted, particles, sizeof *sorted, compare_doubles);
-      top = sorted[(size_t)(0.99 * (double)(particles - 1))];
-    }
+    if (velocities)
+      CK_TRY(speeds_of(path, particles, velocities, &speeds, &top));
     for (size_t i = 0; i < particles; ++i) {
       uint8_t rgb[3];
       double fraction = 0.5;
@@ -316,7 +335,6 @@ fail:
   ck__c_locale_leave(&locale);
   free(c.pixels);
   free(speeds);
-  free(sorted);
   return status;
 }
 
