@@ -288,6 +288,41 @@ void ck__gas_add_kick(const gas_state *state, ck_kernel_args *args);
 /* After a sort into the sorted arrays: they become the particles (the
  * buffers swap roles). */
 void ck__gas_take_sorted(gas_state *state);
+/* Launches kernel over items work-items (at least one group), in groups
+ * of group: the OpenCL steps' launch (gas_opencl.c). */
+ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel *kernel,
+                                size_t items, size_t group);
+/* The OpenCL kick_drift step (gas_opencl.c), which a member's leave makes
+ * first when it moves. */
+ck_status ck__gas_opencl_kick_drift(gas_state *state);
+/* A spread member's OpenCL steps (gas_member_opencl.c): those of
+ * ck__gas_steps of the same names, in ck__gas_opencl_steps. */
+ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
+                                double hi, double reach, int stage,
+                                uint32_t counts[2]);
+ck_status ck__gas_opencl_post(gas_state *state, uint32_t base, uint32_t count,
+                              double shift, int ghost, uint32_t at,
+                              uint32_t kept, int stage);
+ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
+                                uint32_t count, int ghost, uint32_t from_next,
+                                uint32_t at, double lo, double hi, int stage);
+ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
+                                double shift, int stage);
+ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count);
+ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
+                                uint32_t count, uint32_t at,
+                                uint32_t from_next);
+ck_status ck__gas_opencl_unpack(gas_state *state, uint32_t base,
+                                uint32_t count);
+ck_status ck__gas_opencl_parts(gas_state *state, const double borders[4],
+                               double reach);
+ck_status ck__gas_opencl_census(gas_state *state, uint64_t census[3]);
+ck_status ck__gas_opencl_scale(gas_state *state, double factor);
+ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
+                               double reach, const double shift[2], int again,
+                               int stage);
+ck_status ck__gas_opencl_enter(gas_state *state, uint32_t first,
+                               uint32_t count);
 
 extern const ck__gas_steps ck__gas_ref_steps_f32;
 extern const ck__gas_steps ck__gas_ref_steps_f64;

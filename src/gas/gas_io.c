@@ -1,6 +1,7 @@
 /*
- * gas_io.c - files of the two-dimensional gas: extended XYZ frames and
- * trajectories, the radial distribution function and PNG pictures.
+ * gas_io.c - the extended XYZ reader of the two-dimensional gas, and the
+ * check for coincident particles. The writers are gas_io_write.c's, the
+ * PNG pictures gas_png.c's.
  *
  * The XYZ reader takes the whole file at once (ck__file_read_text) and
  * cuts it in place: each line at its newline, each column at the blank
@@ -17,35 +18,23 @@
  * only Lattice, Properties and Time are read (their keys in any case);
  * anything else, free text included, is ignored, but a quoted value must
  * end on the line.
- *
- * Writers gather their text in memory and write it to a temporary file
- * beside the target, which is renamed over it once complete.
  */
 #include "gas/gas_io.h"
 
 #include "clkit/gas.h"
-#include "util/raster.h"
 #include "util/util.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* Bytes gathered before each write() of a trajectory. */
-#define WRITE_CHUNK ((size_t)1 << 16)
-/* The most bytes one written line takes (the comment line is longest). */
-#define LINE_ROOM ((size_t)512)
 /* Particles the reader makes room for first. */
 #define FIRST_CAPACITY ((size_t)1024)
 /* The most columns one property may span. */
 #define PROPERTY_MAX_COLUMNS ((size_t)10000)
 /* Room for one line of the RDF file: three numbers and separators. */
-#define RDF_LINE_ROOM ((size_t)96)
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -254,6 +243,110 @@ static ck_status read_lattice(const ck__text_lines *reader, char *value,
   return CK_OK;
 }
 
+/* Cuts property number property, name:type:count, from *at in place into
+ * parts, and checks its name, type and *count; *more when another
+ * follows. whole is the Properties value, for messages. */
+static ck_status cut_property(const ck__text_lines *reader, char **at,
+                              size_t property, const char *whole,
+                              char *parts[3], size_t *count, int *more) {
+  for (int part = 0; part < 3; ++part) {
+    parts[part] = *at;
+    while (**at && **at != ':')
+      ++*at;
+    if (part < 2 && **at != ':')
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties \"%s\" must be name:type:count "
+                              "triples; property %zu is cut short",
+                              whole, property);
+    *more = **at == ':';
+    if (**at)
+      *(*at)++ = '\0';
+  }
+  const char *name = parts[0], *type = parts[1], *count_text = parts[2];
+  if (!*name)
+    return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                            "Properties: property %zu has no name", property);
+  if (strlen(type) != 1 || !strchr("SRILsril", type[0]))
+    return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                            "Properties: %s has type \"%s\"; the types are S, "
+                            "R, I and L",
+                            ck__text_quote(name).text,
+                            ck__text_quote(type).text);
+  *count = 0;
+  const char *digit = count_text;
+  for (; *digit >= '0' && *digit <= '9' && *count <= PROPERTY_MAX_COLUMNS;
+       ++digit)
+    *count = *count * 10 + (size_t)(*digit - '0');
+  if (digit == count_text || *digit || *count < 1 ||
+      *count > PROPERTY_MAX_COLUMNS)
+    return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                            "Properties: %s has column count \"%s\"; expected "
+                            "1..%zu",
+                            ck__text_quote(name).text,
+                            ck__text_quote(count_text).text,
+                            PROPERTY_MAX_COLUMNS);
+  return CK_OK;
+}
+
+/* Records where a property (name, type, count; count columns) lies in
+ * the layout read so far, or refuses it. */
+static ck_status place_property(const ck__text_lines *reader,
+                                column_layout *read, int *have_pos,
+                                char *parts[3], size_t count) {
+  const char *name = parts[0], *type = parts[1], *count_text = parts[2];
+  int is_pos = strcmp(name, "pos") == 0;
+  int is_velo = strcmp(name, "velo") == 0;
+  int is_momenta = strcmp(name, "momenta") == 0;
+  if (!is_velo && !is_momenta && names_motion(name))
+    return ck__text_fail_at(
+        CK_ERROR_PARSE, reader, 2,
+        "Properties: %s holds per-particle motion in a form clkit does "
+        "not read; give velocities as velo (R:2 or R:3) or momenta (R:2 "
+        "or R:3, masses 1)",
+        ck__text_quote(name).text);
+  if (is_pos || is_velo || is_momenta) {
+    if ((is_pos && *have_pos) || (is_velo && read->velo_count) ||
+        (is_momenta && read->momenta_count))
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties names %s twice", name);
+    if ((type[0] != 'R' && type[0] != 'r') || count < 2 || count > 3)
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties: %s must be R:2 or R:3, found %s:%s",
+                              name, ck__text_quote(type).text,
+                              ck__text_quote(count_text).text);
+    if (is_pos) {
+      *have_pos = 1;
+      read->pos_column = read->columns;
+      read->pos_count = count;
+    } else if (is_velo) {
+      read->velo_column = read->columns;
+      read->velo_count = count;
+    } else {
+      read->momenta_column = read->columns;
+      read->momenta_count = count;
+    }
+  } else if (strcasecmp(name, "masses") == 0 || strcasecmp(name, "mass") == 0) {
+    /* ASE writes masses, OVITO mass: either way clkit's particles have
+     * mass 1, which every row must then say. */
+    if (read->mass_name)
+      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
+                              "Properties names masses twice (%s and %s)",
+                              ck__text_quote(read->mass_name).text,
+                              ck__text_quote(name).text);
+    if ((type[0] != 'R' && type[0] != 'r') || count != 1)
+      return ck__text_fail_at(
+          CK_ERROR_PARSE, reader, 2, "Properties: %s must be R:1, found %s:%s",
+          ck__text_quote(name).text, ck__text_quote(type).text,
+          ck__text_quote(count_text).text);
+    read->mass_name = name;
+    read->mass_column = read->columns;
+  } else if (strcmp(name, "species") == 0 && count == 1) {
+    read->have_species = 1;
+    read->species_column = read->columns;
+  }
+  return CK_OK;
+}
+
 /* Properties=name:type:count:...: where pos and velo are. */
 static ck_status read_properties(const ck__text_lines *reader, char *value,
                                  column_layout *layout) {
@@ -263,95 +356,14 @@ static ck_status read_properties(const ck__text_lines *reader, char *value,
   char *at = value;
   for (size_t property = 1;; ++property) {
     char *parts[3];
-    int more = 0; /* a ':' after the count: another property follows */
-    for (int part = 0; part < 3; ++part) {
-      parts[part] = at;
-      while (*at && *at != ':')
-        ++at;
-      if (part < 2 && *at != ':')
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties \"%s\" must be name:type:count "
-                                "triples; property %zu is cut short",
-                                whole.text, property);
-      more = *at == ':';
-      if (*at)
-        *at++ = '\0';
-    }
-    const char *name = parts[0], *type = parts[1], *count_text = parts[2];
-    if (!*name)
-      return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                              "Properties: property %zu has no name", property);
-    if (strlen(type) != 1 || !strchr("SRILsril", type[0]))
-      return ck__text_fail_at(
-          CK_ERROR_PARSE, reader, 2,
-          "Properties: %s has type \"%s\"; the types are S, "
-          "R, I and L",
-          ck__text_quote(name).text, ck__text_quote(type).text);
     size_t count = 0;
-    const char *digit = count_text;
-    for (; *digit >= '0' && *digit <= '9' && count <= PROPERTY_MAX_COLUMNS;
-         ++digit)
-      count = count * 10 + (size_t)(*digit - '0');
-    if (digit == count_text || *digit || count < 1 ||
-        count > PROPERTY_MAX_COLUMNS)
-      return ck__text_fail_at(
-          CK_ERROR_PARSE, reader, 2,
-          "Properties: %s has column count \"%s\"; expected "
-          "1..%zu",
-          ck__text_quote(name).text, ck__text_quote(count_text).text,
-          PROPERTY_MAX_COLUMNS);
-    int is_pos = strcmp(name, "pos") == 0;
-    int is_velo = strcmp(name, "velo") == 0;
-    int is_momenta = strcmp(name, "momenta") == 0;
-    if (!is_velo && !is_momenta && names_motion(name))
-      return ck__text_fail_at(
-          CK_ERROR_PARSE, reader, 2,
-          "Properties: %s holds per-particle motion in a form clkit does "
-          "not read; give velocities as velo (R:2 or R:3) or momenta (R:2 "
-          "or R:3, masses 1)",
-          ck__text_quote(name).text);
-    if (is_pos || is_velo || is_momenta) {
-      if ((is_pos && have_pos) || (is_velo && read.velo_count) ||
-          (is_momenta && read.momenta_count))
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties names %s twice", name);
-      if ((type[0] != 'R' && type[0] != 'r') || count < 2 || count > 3)
-        return ck__text_fail_at(
-            CK_ERROR_PARSE, reader, 2,
-            "Properties: %s must be R:2 or R:3, found %s:%s", name,
-            ck__text_quote(type).text, ck__text_quote(count_text).text);
-      if (is_pos) {
-        have_pos = 1;
-        read.pos_column = read.columns;
-        read.pos_count = count;
-      } else if (is_velo) {
-        read.velo_column = read.columns;
-        read.velo_count = count;
-      } else {
-        read.momenta_column = read.columns;
-        read.momenta_count = count;
-      }
-    } else if (strcasecmp(name, "masses") == 0 ||
-               strcasecmp(name, "mass") == 0) {
-      /* ASE writes masses, OVITO mass: either way clkit's particles have
-       * mass 1, which every row must then say. */
-      if (read.mass_name)
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties names masses twice (%s and %s)",
-                                ck__text_quote(read.mass_name).text,
-                                ck__text_quote(name).text);
-      if ((type[0] != 'R' && type[0] != 'r') || count != 1)
-        return ck__text_fail_at(CK_ERROR_PARSE, reader, 2,
-                                "Properties: %s must be R:1, found %s:%s",
-                                ck__text_quote(name).text,
-                                ck__text_quote(type).text,
-                                ck__text_quote(count_text).text);
-      read.mass_name = name;
-      read.mass_column = read.columns;
-    } else if (strcmp(name, "species") == 0 && count == 1) {
-      read.have_species = 1;
-      read.species_column = read.columns;
-    }
+    int more = 0; /* a ':' after the count: another property follows */
+    ck_status status =
+        cut_property(reader, &at, property, whole.text, parts, &count, &more);
+    if (status == CK_OK)
+      status = place_property(reader, &read, &have_pos, parts, count);
+    if (status != CK_OK)
+      return status;
     read.columns += count;
     if (!more)
       break;
@@ -723,662 +735,3 @@ ck_status ck__gas_frame_free(ck__gas_frame *frame) {
   memset(frame, 0, sizeof *frame);
   return CK_OK;
 }
-
-/* ---- the XYZ writer ------------------------------------------------------ */
-
-struct ck__gas_trajectory {
-  char *path;   /* a copy, for messages and the rename */
-  char *temp;   /* the temporary file being written */
-  int fd;       /* open on temp */
-  char *buffer; /* WRITE_CHUNK bytes gathered before a write() */
-  size_t used;
-  int broken;   /* a write failed: the file can only be abandoned */
-  int periodic; /* pbc="T T F", else walls: pbc="F F F" */
-};
-
-/* Writes out what the buffer holds. */
-static ck_status trajectory_flush(ck__gas_trajectory *trajectory) {
-  if (trajectory->used == 0)
-    return CK_OK;
-  if (ck__write_all(trajectory->fd, trajectory->buffer, trajectory->used) !=
-      0) {
-    trajectory->broken = 1;
-    return ck__fail(CK_ERROR_IO, "cannot write %s: %s", trajectory->path,
-                    strerror(errno));
-  }
-  trajectory->used = 0;
-  return CK_OK;
-}
-
-/* Makes sure LINE_ROOM bytes are free in the buffer. */
-static ck_status trajectory_room(ck__gas_trajectory *trajectory) {
-  if (WRITE_CHUNK - trajectory->used >= LINE_ROOM)
-    return CK_OK;
-  return trajectory_flush(trajectory);
-}
-
-/* Appends printf-formatted text (at most LINE_ROOM bytes, after
- * trajectory_room()). */
-static void trajectory_print(ck__gas_trajectory *trajectory, const char *format,
-                             ...) __attribute__((format(printf, 2, 3)));
-
-static void trajectory_print(ck__gas_trajectory *trajectory, const char *format,
-                             ...) {
-  size_t free_bytes = WRITE_CHUNK - trajectory->used;
-  va_list args;
-  va_start(args, format);
-  int written = vsnprintf(trajectory->buffer + trajectory->used, free_bytes,
-                          format, args);
-  va_end(args);
-  if (written > 0)
-    trajectory->used +=
-        (size_t)written < free_bytes ? (size_t)written : free_bytes - 1;
-}
-
-/* The shortest of %.15g, %.16g and %.17g that reads back as value; the
- * caller has entered the C locale. */
-static void format_exact(char *out, size_t size, double value) {
-  for (int digits = 15; digits <= 17; ++digits) {
-    snprintf(out, size, "%.*g", digits, value);
-    if (strtod(out, NULL) == value)
-      return;
-  }
-}
-
-ck_status ck__gas_trajectory_open(const char *path, int periodic,
-                                  ck__gas_trajectory **trajectory) {
-  ck_status status = CK_OK;
-  ck__gas_trajectory *opened = NULL;
-  if (!trajectory)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_trajectory_open: trajectory is NULL");
-  *trajectory = NULL;
-  if (!path || !*path)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_trajectory_open: no file name given");
-  opened = calloc(1, sizeof *opened);
-  if (!opened)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of memory opening %s for a trajectory", path);
-  opened->fd = -1;
-  opened->periodic = periodic;
-  size_t length = strlen(path);
-  opened->path = malloc(length + 1);
-  opened->buffer = malloc(WRITE_CHUNK);
-  if (!opened->path || !opened->buffer)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory opening %s for a trajectory",
-            path);
-  memcpy(opened->path, path, length + 1);
-  CK_TRY(ck__file_open_temporary(path, &opened->temp, &opened->fd));
-  *trajectory = opened;
-  return CK_OK;
-
-fail:
-  free(opened->path);
-  free(opened->buffer);
-  free(opened);
-  return status;
-}
-
-/* Refuses a frame that could not be read back. */
-static ck_status check_configuration(const char *function, size_t particles,
-                                     double box_x, double box_y,
-                                     const double *positions,
-                                     const double *velocities) {
-  if (particles == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: no particles", function);
-  if (!positions)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: positions is NULL",
-                    function);
-  if (!isfinite(box_x) || !isfinite(box_y) || !(box_x > 0) || !(box_y > 0))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: the box %g x %g must have finite, positive sides",
-                    function, box_x, box_y);
-  if (particles > SIZE_MAX / 2)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: %zu particles are too many",
-                    function, particles);
-  for (size_t i = 0; i < 2 * particles; ++i) {
-    if (!isfinite(positions[i]))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "%s: particle %zu: %s is not finite", function, i / 2 + 1,
-                      i % 2 ? "y" : "x");
-    if (velocities && !isfinite(velocities[i]))
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "%s: particle %zu: %s is not finite", function, i / 2 + 1,
-                      i % 2 ? "vy" : "vx");
-  }
-  return CK_OK;
-}
-
-ck_status ck__gas_trajectory_frame(ck__gas_trajectory *trajectory,
-                                   size_t particles, double box_x, double box_y,
-                                   const double *positions,
-                                   const double *velocities, uint64_t step,
-                                   double time) {
-  ck_status status = CK_OK;
-  ck__c_locale locale = {0};
-  if (!trajectory)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_trajectory_frame: trajectory is NULL");
-  if (trajectory->broken)
-    return ck__fail(CK_ERROR_IO,
-                    "cannot write %s: an earlier frame failed; the "
-                    "trajectory can only be closed",
-                    trajectory->path);
-  CK_TRY(check_configuration("ck__gas_trajectory_frame", particles, box_x,
-                             box_y, positions, velocities));
-  if (!isfinite(time))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_trajectory_frame: the time is not finite");
-
-  CK_TRY(ck__c_locale_enter(&locale, trajectory->path));
-  char side_x[32], side_y[32], time_text[32];
-  format_exact(side_x, sizeof side_x, box_x);
-  format_exact(side_y, sizeof side_y, box_y);
-  format_exact(time_text, sizeof time_text, time);
-  CK_TRY(trajectory_room(trajectory));
-  /* OVITO reads velocities from velo, ASE from momenta over masses: both
-   * are written, the same numbers at mass 1. */
-  trajectory_print(trajectory,
-                   "%zu\nLattice=\"%s 0.0 0.0 0.0 %s 0.0 0.0 0.0 1.0\" "
-                   "Properties=species:S:1:pos:R:3%s:masses:R:1 Time=%s "
-                   "Step=%" PRIu64 " pbc=\"%s F\"\n",
-                   particles, side_x, side_y,
-                   velocities ? ":velo:R:3:momenta:R:3" : "", time_text, step,
-                   trajectory->periodic ? "T T" : "F F");
-  for (size_t i = 0; i < particles; ++i) {
-    CK_TRY(trajectory_room(trajectory));
-    if (velocities) {
-      double vx = velocities[2 * i], vy = velocities[2 * i + 1];
-      trajectory_print(trajectory, "Ar %.9g %.9g 0 %.9g %.9g 0 %.9g %.9g 0 1\n",
-                       positions[2 * i], positions[2 * i + 1], vx, vy, vx, vy);
-    } else
-      trajectory_print(trajectory, "Ar %.9g %.9g 0 1\n", positions[2 * i],
-                       positions[2 * i + 1]);
-  }
-  ck__c_locale_leave(&locale);
-  return CK_OK;
-
-fail:
-  ck__c_locale_leave(&locale);
-  return status;
-}
-
-ck_status ck__gas_trajectory_close(ck__gas_trajectory *trajectory, int commit) {
-  ck_status status = CK_OK;
-  if (!trajectory)
-    return CK_OK;
-  if (commit && trajectory->broken)
-    status = ck__fail(CK_ERROR_IO,
-                      "%s not written: an earlier write failed, and the "
-                      "partial file was removed",
-                      trajectory->path);
-  else if (commit)
-    status = trajectory_flush(trajectory);
-  if (commit && status == CK_OK)
-    status =
-        ck__file_commit(trajectory->fd, trajectory->temp, trajectory->path);
-  else
-    ck__file_abandon(trajectory->fd, trajectory->temp, trajectory->path);
-  free(trajectory->path);
-  free(trajectory->buffer);
-  free(trajectory);
-  return status;
-}
-
-ck_status ck__gas_xyz_write(const char *path, size_t particles, double box_x,
-                            double box_y, int periodic, const double *positions,
-                            const double *velocities, uint64_t step,
-                            double time) {
-  ck__gas_trajectory *trajectory = NULL;
-  ck_status status = check_configuration("ck__gas_xyz_write", particles, box_x,
-                                         box_y, positions, velocities);
-  if (status != CK_OK)
-    return status;
-  status = ck__gas_trajectory_open(path, periodic, &trajectory);
-  if (status != CK_OK)
-    return status;
-  status = ck__gas_trajectory_frame(trajectory, particles, box_x, box_y,
-                                    positions, velocities, step, time);
-  if (status != CK_OK) {
-    ck__gas_trajectory_close(trajectory, 0);
-    return status;
-  }
-  return ck__gas_trajectory_close(trajectory, 1);
-}
-
-/* ---- the thermo file ----------------------------------------------------- */
-
-ck_status ck__gas_thermo_open(const char *path, ck__gas_thermo **thermo) {
-  ck_status status = ck__gas_trajectory_open(path, 1, thermo);
-  if (status != CK_OK)
-    return status;
-  /* The first line fits the empty buffer. */
-  trajectory_print(*thermo,
-                   "step,time,temperature,kinetic,potential,total,pressure\n");
-  return CK_OK;
-}
-
-ck_status ck__gas_thermo_row(ck__gas_thermo *thermo,
-                             const ck_gas_observables *observables) {
-  ck_status status = CK_OK;
-  ck__c_locale locale = {0};
-  if (!thermo || !observables)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck__gas_thermo_row: %s is NULL",
-                    thermo ? "observables" : "thermo");
-  if (thermo->broken)
-    return ck__fail(CK_ERROR_IO,
-                    "cannot write %s: an earlier row failed; the file can "
-                    "only be closed",
-                    thermo->path);
-  CK_TRY(ck__c_locale_enter(&locale, thermo->path));
-  char time_text[32];
-  format_exact(time_text, sizeof time_text, observables->time);
-  CK_TRY(trajectory_room(thermo));
-  const ck_gas_observables *o = observables;
-  trajectory_print(thermo, "%" PRIu64 ",%s,%.10g,%.10g,%.10g,%.10g,%.10g\n",
-                   o->step, time_text, o->temperature, o->kinetic, o->potential,
-                   o->total, o->pressure);
-fail:
-  ck__c_locale_leave(&locale);
-  return status;
-}
-
-ck_status ck__gas_thermo_close(ck__gas_thermo *thermo, int commit) {
-  return ck__gas_trajectory_close(thermo, commit);
-}
-
-/* ---- the radial distribution function ------------------------------------ */
-
-ck_status ck__gas_rdf_write(const char *path, size_t bins, double range,
-                            const uint64_t *pair_counts, uint64_t samples,
-                            size_t particles, double area) {
-  ck_status status = CK_OK;
-  ck__c_locale locale = {0};
-  char *text = NULL;
-  if (!path || !*path)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_rdf_write: no file name given");
-  if (!pair_counts)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_rdf_write: pair_counts is NULL");
-  if (bins == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck__gas_rdf_write: no bins");
-  if (bins > SIZE_MAX / RDF_LINE_ROOM - 1)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_rdf_write: %zu bins are too many", bins);
-  if (!isfinite(range) || !(range > 0))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_rdf_write: the range %g must be finite and "
-                    "positive",
-                    range);
-  if (samples == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck__gas_rdf_write: no samples");
-  if (particles < 2)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_rdf_write: %zu particles; pairs need at least 2",
-                    particles);
-  if (!isfinite(area) || !(area > 0))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_rdf_write: the area %g must be finite and "
-                    "positive",
-                    area);
-
-  size_t capacity = (bins + 1) * RDF_LINE_ROOM;
-  text = malloc(capacity);
-  if (!text)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-            "out of memory writing %s: %zu bytes for %zu bins", path, capacity,
-            bins);
-  CK_TRY(ck__c_locale_enter(&locale, path));
-  double width = range / (double)bins;
-  double pairs = (double)particles * ((double)particles - 1) / 2;
-  /* Pairs per unit area of an ideal gas, over all samples. */
-  double density = (double)samples * pairs / area;
-  const double pi = 3.14159265358979323846;
-  size_t used = (size_t)snprintf(text, capacity, "r,g,count\n");
-  for (size_t k = 0; k < bins; ++k) {
-    double r = ((double)k + 0.5) * width;
-    double ideal = density * 2 * pi * r * width;
-    used += (size_t)snprintf(text + used, capacity - used,
-                             "%.9g,%.9g,%" PRIu64 "\n", r,
-                             (double)pair_counts[k] / ideal, pair_counts[k]);
-  }
-  ck__c_locale_leave(&locale);
-  CK_TRY(ck__file_write_atomic(path, text, used));
-  free(text);
-  return CK_OK;
-
-fail:
-  ck__c_locale_leave(&locale);
-  free(text);
-  return status;
-}
-
-/* ---- PNG pictures -------------------------------------------------------- */
-
-/* Colour stops of each scale, evenly spaced over [0, 1]: speeds from blue
- * through light grey to red, densities dark violet through teal to
- * yellow (as viridis), so that the two never read alike. */
-static const double speed_stops[][3] = {
-    {59, 76, 192}, {221, 221, 221}, {180, 4, 38}};
-static const double density_stops[][3] = {
-    {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-
-void ck__gas_png_colour(ck__gas_scale scale, double fraction, uint8_t rgb[3]) {
-  int density = scale == CK__GAS_SCALE_DENSITY;
-  const double(*stops)[3] = density ? density_stops : speed_stops;
-  size_t count = density ? sizeof density_stops / sizeof density_stops[0]
-                         : sizeof speed_stops / sizeof speed_stops[0];
-  if (!(fraction > 0))
-    fraction = 0;
-  if (fraction > 1)
-    fraction = 1;
-  double at = fraction * (double)(count - 1);
-  size_t low = (size_t)at < count - 1 ? (size_t)at : count - 2;
-  double t = at - (double)low;
-  for (int c = 0; c < 3; ++c)
-    rgb[c] = (uint8_t)lround(stops[low][c] +
-                             t * (stops[low + 1][c] - stops[low][c]));
-}
-
-#ifdef CK_HAVE_PNG
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* value wrapped into [0, side]. */
-static double wrap(double value, double side) {
-  double wrapped = value - side * floor(value / side);
-  return wrapped >= 0 && wrapped <= side ? wrapped : 0;
-}
-
-/* Fills the pixels whose centres lie within radius of (x, y), inside the
- * box's width x height pixels at the top left. */
-static void draw_disc(const ck__canvas *c, uint32_t width, uint32_t height,
-                      double x, double y, double radius, const uint8_t rgb[3]) {
-  double left = fmax(0, floor(x - radius)),
-         right = fmin(width - 1.0, x + radius);
-  double top = fmax(0, floor(y - radius)),
-         bottom = fmin(height - 1.0, y + radius);
-  if (left > right || top > bottom)
-    return;
-  for (uint32_t row = (uint32_t)top; row <= (uint32_t)bottom; ++row)
-    for (uint32_t column = (uint32_t)left; column <= (uint32_t)right;
-         ++column) {
-      double dx = column + 0.5 - x, dy = row + 0.5 - y;
-      if (dx * dx + dy * dy <= radius * radius)
-        memcpy(c->pixels + ((size_t)row * c->width + column) * 3, rgb, 3);
-    }
-}
-
-/* The legend below the box: what the colours measure and the frame. */
-#define LEGEND_MIN_WIDTH 160u
-#define CAPTION_ITEMS 4
-static const uint8_t legend_background[3] = {28, 28, 36};
-static const uint8_t legend_text[3] = {235, 235, 235};
-static const uint8_t box_background[3] = {12, 12, 20};
-
-typedef struct legend {
-  int has_scale; /* 0: discs of one colour, no velocities */
-  ck__gas_scale scale;
-  char low[32], high[32]; /* the scale's ends */
-  const char *name;       /* what it measures */
-  char caption[CAPTION_ITEMS][48];
-  unsigned text_scale; /* 2 on pictures 400 pixels wide or more */
-} legend;
-
-/* Lays the caption's items out in rows that fit the width, greedily, from
- * row y, and draws them when c is not NULL. Returns the rows used. */
-static uint32_t place_caption(const ck__canvas *c, uint32_t width, uint32_t y,
-                              const legend *l) {
-  unsigned s = l->text_scale;
-  uint32_t margin = 4 * s, room = width - 2 * margin, rows = 1, used = 0;
-  for (size_t i = 0; i < CAPTION_ITEMS; ++i) {
-    uint32_t item = ck__canvas_text_width(l->caption[i], s),
-             gap = used ? 12 * s : 0;
-    if (used && used + gap + item > room) {
-      ++rows;
-      used = gap = 0;
-    }
-    if (c)
-      ck__canvas_text(c, (int32_t)(margin + used + gap),
-                      (int32_t)(y + (rows - 1) * 9 * s), s, l->caption[i],
-                      legend_text, 0);
-    used += gap + item;
-  }
-  return rows;
-}
-
-/* The legend's height in pixels: the bar, its labels and the caption. */
-static uint32_t legend_height(uint32_t width, const legend *l) {
-  unsigned s = l->text_scale;
-  return 4 * s + 8 * s + 2 * s + 7 * s + 4 * s +
-         place_caption(NULL, width, 0, l) * 9 * s - 2 * s + 4 * s;
-}
-
-/* Draws the legend from row top: the colour bar across the picture, the
- * scale's ends below its ends with its name between, then the caption. */
-static void draw_legend(const ck__canvas *c, uint32_t top, const legend *l) {
-  unsigned s = l->text_scale;
-  uint32_t margin = 4 * s, bar_y = top + margin, bar_height = 8 * s;
-  uint32_t bar_width = c->width - 2 * margin;
-  for (uint32_t i = 0; i < bar_width; ++i) {
-    uint8_t rgb[3];
-    double fraction = bar_width > 1 ? (double)i / (bar_width - 1) : 0;
-    ck__gas_png_colour(l->scale, l->has_scale ? fraction : 0.5, rgb);
-    ck__canvas_fill(c, margin + i, bar_y, 1, bar_height, rgb);
-  }
-  uint32_t label_y = bar_y + bar_height + 2 * s;
-  uint32_t name_width = ck__canvas_text_width(l->name, s);
-  if (l->has_scale) {
-    ck__canvas_text(c, (int32_t)margin, (int32_t)label_y, s, l->low,
-                    legend_text, 0);
-    uint32_t high = ck__canvas_text_width(l->high, s);
-    ck__canvas_text(c, (int32_t)(c->width - margin - high), (int32_t)label_y, s,
-                    l->high, legend_text, 0);
-  }
-  ck__canvas_text(c, (int32_t)((c->width - name_width) / 2), (int32_t)label_y,
-                  s, l->name, legend_text, 0);
-  place_caption(c, c->width, label_y + 7 * s + 4 * s, l);
-}
-
-/* Particles per bin of the density field: enough that the field shows
- * the density rather than the particles' counting noise. */
-#define FIELD_BIN_PARTICLES 32.0
-
-/* Where a coordinate (in bins, from the first bin's centre) falls between
- * two of count bins' centres: the lower one and the weight of the upper;
- * beyond the outer centres, the outer bin alone. */
-static void between_centres(double at, uint32_t count, uint32_t *lower,
-                            uint32_t *upper, double *weight) {
-  at = fmin(fmax(at, 0), count - 1.0);
-  *lower = (uint32_t)at < count - 1 ? (uint32_t)at : count - 1;
-  *upper = *lower + 1 < count ? *lower + 1 : *lower;
-  *weight = at - *lower;
-}
-
-/*
- * The box as a field of the number density, particles per unit area:
- * square-ish bins of about FIELD_BIN_PARTICLES particles tile the box;
- * each particle is shared between the four bins whose centres surround
- * it (cloud in cell, which keeps a lattice from beating against the
- * bins), and each pixel interpolates the four bin densities around it.
- * Sets *top to the densest bin, the scale's high end.
- */
-static ck_status draw_field(const ck__canvas *c, uint32_t width,
-                            uint32_t height, size_t particles, double box_x,
-                            double box_y, const double *positions,
-                            double *top) {
-  double side = sqrt(FIELD_BIN_PARTICLES * box_x * box_y / (double)particles);
-  uint32_t bins_x = (uint32_t)fmin(fmax(1, round(box_x / side)), width);
-  uint32_t bins_y = (uint32_t)fmin(fmax(1, round(box_y / side)), height);
-  double bin_x = box_x / bins_x, bin_y = box_y / bins_y;
-  double *density = calloc((size_t)bins_x * bins_y, sizeof *density);
-  if (!density)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                    "out of memory for a %" PRIu32 " x %" PRIu32
-                    " density field",
-                    bins_x, bins_y);
-  for (size_t i = 0; i < particles; ++i) {
-    /* Rows run downwards, as the picture's. */
-    double across = wrap(positions[2 * i], box_x) / bin_x - 0.5;
-    double down = (box_y - wrap(positions[2 * i + 1], box_y)) / bin_y - 0.5;
-    uint32_t x0, x1, y0, y1;
-    double tx, ty;
-    between_centres(across, bins_x, &x0, &x1, &tx);
-    between_centres(down, bins_y, &y0, &y1, &ty);
-    density[(size_t)y0 * bins_x + x0] += (1 - tx) * (1 - ty);
-    density[(size_t)y0 * bins_x + x1] += tx * (1 - ty);
-    density[(size_t)y1 * bins_x + x0] += (1 - tx) * ty;
-    density[(size_t)y1 * bins_x + x1] += tx * ty;
-  }
-  *top = 0;
-  for (size_t bin = 0; bin < (size_t)bins_x * bins_y; ++bin) {
-    density[bin] /= bin_x * bin_y;
-    *top = fmax(*top, density[bin]);
-  }
-  for (uint32_t row = 0; row < height; ++row) {
-    uint32_t y0, y1;
-    double ty;
-    between_centres((row + 0.5) / height * bins_y - 0.5, bins_y, &y0, &y1, &ty);
-    const double *upper = density + (size_t)y0 * bins_x,
-                 *lower = density + (size_t)y1 * bins_x;
-    for (uint32_t column = 0; column < width; ++column) {
-      uint32_t x0, x1;
-      double tx;
-      between_centres((column + 0.5) / width * bins_x - 0.5, bins_x, &x0, &x1,
-                      &tx);
-      double value = (1 - ty) * ((1 - tx) * upper[x0] + tx * upper[x1]) +
-                     ty * ((1 - tx) * lower[x0] + tx * lower[x1]);
-      uint8_t rgb[3];
-      ck__gas_png_colour(CK__GAS_SCALE_DENSITY, *top > 0 ? value / *top : 0,
-                         rgb);
-      memcpy(c->pixels + ((size_t)row * c->width + column) * 3, rgb, 3);
-    }
-  }
-  free(density);
-  return CK_OK;
-}
-
-ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
-                            double box_y, const double *positions,
-                            const double *velocities, unsigned width,
-                            uint64_t step, double temperature) {
-  ck_status status = CK_OK;
-  ck__c_locale locale = {0};
-  ck__canvas c = {0};
-  double *speeds = NULL, *sorted = NULL;
-  legend l = {0};
-  if (!path || !*path)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_png_write: no file name given");
-  CK_TRY(check_configuration("ck__gas_png_write", particles, box_x, box_y,
-                             positions, velocities));
-  if (width < 1 || width > CK__GAS_PNG_MAX_SIDE)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck__gas_png_write: width %u is outside 1..%u", width,
-                    CK__GAS_PNG_MAX_SIDE);
-
-  /* width pixels along the box's longer side; the legend below, at least
-   * LEGEND_MIN_WIDTH wide so that its text fits. */
-  double longer = fmax(box_x, box_y);
-  uint32_t box_width =
-      (uint32_t)fmax(1, lround((double)width * box_x / longer));
-  uint32_t box_height =
-      (uint32_t)fmax(1, lround((double)width * box_y / longer));
-  double scale_x = box_width / box_x, scale_y = box_height / box_y;
-  double radius = 0.5 * fmin(scale_x, scale_y);
-  /* Discs under about 2 pixels in radius blur into noise: a field then. */
-  int field = radius < 2;
-  c.width = box_width > LEGEND_MIN_WIDTH ? box_width : LEGEND_MIN_WIDTH;
-  l.text_scale = c.width >= 400 ? 2 : 1;
-  l.has_scale = field || velocities;
-  l.scale = field ? CK__GAS_SCALE_DENSITY : CK__GAS_SCALE_SPEED;
-  l.name = field ? "density" : velocities ? "speed" : "no velocities";
-  CK_TRY(ck__c_locale_enter(&locale, path));
-  snprintf(l.caption[0], sizeof l.caption[0], "N=%zu", particles);
-  snprintf(l.caption[1], sizeof l.caption[1], "step=%" PRIu64, step);
-  snprintf(l.caption[2], sizeof l.caption[2], "T=%.3g", temperature);
-  snprintf(l.caption[3], sizeof l.caption[3], "rho=%.3g",
-           (double)particles / (box_x * box_y));
-  c.height = box_height + legend_height(c.width, &l);
-  size_t bytes = (size_t)c.width * c.height * 3;
-  c.pixels = malloc(bytes);
-  if (!c.pixels)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-            "out of memory writing %s: %zu bytes for a %" PRIu32 " x %" PRIu32
-            " picture",
-            path, bytes, c.width, c.height);
-  ck__canvas_fill(&c, 0, 0, c.width, c.height, legend_background);
-  ck__canvas_fill(&c, 0, 0, box_width, box_height, box_background);
-
-  double top = 0;
-  if (field) {
-    status = draw_field(&c, box_width, box_height, particles, box_x, box_y,
-                        positions, &top);
-    if (status != CK_OK)
-      CK_FAIL_PREFIX(status, "writing %s: ", path);
-  } else {
-    /* Speeds scaled by the 99th percentile, so that one fast particle
-     * does not leave all the others blue. */
-    if (velocities) {
-      speeds = malloc(particles * sizeof *speeds);
-      sorted = malloc(particles * sizeof *sorted);
-      if (!speeds || !sorted)
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-                "out of memory writing %s: speeds of %zu particles", path,
-                particles);
-      for (size_t i = 0; i < particles; ++i)
-        speeds[i] = sorted[i] = hypot(velocities[2 * i], velocities[2 * i + 1]);
-      qsort(sorted, particles, sizeof *sorted, compare_doubles);
-      top = sorted[(size_t)(0.99 * (double)(particles - 1))];
-    }
-    for (size_t i = 0; i < particles; ++i) {
-      uint8_t rgb[3];
-      double fraction = 0.5;
-      if (velocities)
-        fraction = top > 0 ? speeds[i] / top : 0;
-      ck__gas_png_colour(CK__GAS_SCALE_SPEED, fraction, rgb);
-      double x = wrap(positions[2 * i], box_x) * scale_x;
-      double y = (box_y - wrap(positions[2 * i + 1], box_y)) * scale_y;
-      draw_disc(&c, box_width, box_height, x, y, radius, rgb);
-    }
-  }
-  snprintf(l.low, sizeof l.low, "0");
-  snprintf(l.high, sizeof l.high, "%.3g", top);
-  ck__c_locale_leave(&locale);
-  draw_legend(&c, box_height, &l);
-
-  CK_TRY(ck__png_write(path, &c));
-
-fail:
-  ck__c_locale_leave(&locale);
-  free(c.pixels);
-  free(speeds);
-  free(sorted);
-  return status;
-}
-
-#else /* no libpng */
-
-ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
-                            double box_y, const double *positions,
-                            const double *velocities, unsigned width,
-                            uint64_t step, double temperature) {
-  (void)step;
-  (void)temperature;
-  (void)particles;
-  (void)box_x;
-  (void)box_y;
-  (void)positions;
-  (void)velocities;
-  (void)width;
-  return ck__fail(CK_ERROR_UNSUPPORTED,
-                  "%s: PNG output needs libpng; clkit was built without it",
-                  path ? path : "(no file name)");
-}
-
-#endif

@@ -223,4 +223,17 @@ ck_status ck__gas_png_write(const char *path, size_t particles, double box_x,
                             const double *velocities, unsigned width,
                             uint64_t step, double temperature);
 
+/*
+ * ck__gas_check_configuration - refuses a frame that could not be read
+ * back: no particles, NULL positions, a box without finite positive sides,
+ * or a position or velocity that is not finite (gas_io_write.c; the XYZ
+ * and PNG writers share it). Messages begin with function; velocities may
+ * be NULL.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT.
+ */
+ck_status ck__gas_check_configuration(const char *function, size_t particles,
+                                      double box_x, double box_y,
+                                      const double *positions,
+                                      const double *velocities);
+
 #endif /* CK_GAS_IO_H */

@@ -1,4 +1,5 @@
-/* gas_opencl.c - the OpenCL steps of the 2D gas: kernels in cl/gas.cl. */
+/* gas_opencl.c - the OpenCL steps of the 2D gas: kernels in cl/gas.cl.
+ * A spread member's steps are gas_member_opencl.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,8 +39,8 @@ static void add_pair(const gas_state *state, ck_kernel_args *args) {
   ck_kernel_args_i32(args, state->with_energy);
 }
 
-static ck_status launch(gas_state *state, ck_kernel *kernel, size_t items,
-                        size_t group) {
+ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel *kernel,
+                                size_t items, size_t group) {
   size_t global = (items + group - 1) / group * group;
   if (global == 0)
     global = group;
@@ -183,7 +184,7 @@ fail:
   return status;
 }
 
-static ck_status opencl_kick_drift(gas_state *state) {
+ck_status ck__gas_opencl_kick_drift(gas_state *state) {
   ck_status status = CK_OK;
   int real = state->double_precision;
   ck_kernel_args args;
@@ -202,7 +203,7 @@ static ck_status opencl_kick_drift(gas_state *state) {
   ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -234,7 +235,7 @@ static ck_status sort_whole(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, flag_cleared_by_sort(state));
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, 1, 1));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, 1, 1));
 fail:
   return status;
 }
@@ -258,7 +259,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 
   kernel = state->scan_kernel;
   ck_kernel_args_begin(kernel, &args);
@@ -270,8 +271,9 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, (size_t)state->scan_blocks * state->scan_block,
-                state->scan_block));
+  CK_TRY(ck__gas_opencl_launch(state, kernel,
+                               (size_t)state->scan_blocks * state->scan_block,
+                               state->scan_block));
 
   kernel = state->scan_totals_kernel;
   ck_kernel_args_begin(kernel, &args);
@@ -280,7 +282,8 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->scan_block, state->scan_block));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->scan_block,
+                               state->scan_block));
 
   kernel = state->scatter_kernel;
   ck_kernel_args_begin(kernel, &args);
@@ -298,7 +301,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 
   kernel = state->order_kernel;
   ck_kernel_args_begin(kernel, &args);
@@ -314,7 +317,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, keys, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, keys, state->group));
 
   if (state->neighbors != CK_GAS_VERLET) {
     /* Every step sorts: the sorted arrays simply become the particles. */
@@ -334,7 +337,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 
 fail:
   return status;
@@ -360,7 +363,7 @@ static ck_status build_lists(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -456,7 +459,7 @@ static ck_status neighbor_forces(gas_state *state) {
                           state->part_mark ? state->part_mark : state->id);
   }
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
   state->kick_step = 0;
   if (ahead) {
     /* The next positions are in the spare array: it becomes the
@@ -484,7 +487,8 @@ static ck_status opencl_forces(gas_state *state) {
     ck_kernel_args_u32(&args, 1);
     ck_kernel_args_buffer(&args, state->force); /* unused */
     CK_TRY(ck_kernel_args_end(&args));
-    CK_TRY(launch(state, kernel, state->particles, state->group));
+    CK_TRY(
+        ck__gas_opencl_launch(state, kernel, state->particles, state->group));
     return CK_OK;
   }
   ck_kernel_args_u32(&args, state->slices);
@@ -505,7 +509,7 @@ static ck_status opencl_forces(gas_state *state) {
   ck_kernel_args_buffer(&args, state->energy);
   ck_kernel_args_buffer(&args, state->virial);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -527,7 +531,7 @@ static ck_status opencl_kick(gas_state *state, uint64_t step) {
   ck_kernel_args_buffer(&args, state->force);
   ck_kernel_args_buffer(&args, state->id);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -545,15 +549,16 @@ static ck_status reduce_on_device(gas_state *state) {
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->partial_sums);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, (size_t)state->reduce_groups * state->group,
-                state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel,
+                               (size_t)state->reduce_groups * state->group,
+                               state->group));
   kernel = state->reduce_total_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->reduce_groups);
   ck_kernel_args_buffer(&args, state->partial_sums);
   ck_kernel_args_buffer(&args, state->sums);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->group, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->group, state->group));
 fail:
   return status;
 }
@@ -591,7 +596,7 @@ static ck_status opencl_rescale(gas_state *state) {
   ck_kernel_args_buffer(&args, state->sums);
   ck_kernel_args_buffer(&args, state->velocity);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -626,293 +631,7 @@ static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   ck_kernel_args_buffer(&args, state->rdf_counts);
   ck_kernel_args_buffer(&args, state->id);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
-fail:
-  return status;
-}
-
-/* ---- spread members ------------------------------------------------------ */
-
-static ck_status opencl_select(gas_state *state, int mode, double lo, double hi,
-                               double reach, int stage, uint32_t counts[2]) {
-  ck_status status = CK_OK;
-  int real = state->double_precision;
-  static const uint32_t zero[2] = {0, 0};
-  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
-                         zero, CK_NONBLOCKING, NULL));
-  ck_kernel_args args;
-  ck_kernel *kernel = state->select_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_i32(&args, mode);
-  ck_kernel_args_real(&args, lo, real);
-  ck_kernel_args_real(&args, hi, real);
-  ck_kernel_args_real(&args, reach, real);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, state->message_capacity);
-  ck_kernel_args_buffer(&args, state->member_list);
-  ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
-  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
-                        2 * sizeof *counts, counts, CK_BLOCKING, NULL));
-fail:
-  return status;
-}
-
-static ck_status opencl_post(gas_state *state, uint32_t base, uint32_t count,
-                             double shift, int ghost, uint32_t at,
-                             uint32_t kept, int stage) {
-  ck_status status = CK_OK;
-  if (count == 0)
-    return CK_OK;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->post_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args, state->member_list);
-  ck_kernel_args_real(&args, shift, state->double_precision);
-  ck_kernel_args_i32(&args, ghost);
-  ck_kernel_args_u32(&args, at);
-  ck_kernel_args_u32(&args, kept);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->out_packed);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, count, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_accept(gas_state *state, uint32_t first, uint32_t count,
-                               int ghost, uint32_t from_next, uint32_t at,
-                               double lo, double hi, int stage) {
-  ck_status status = CK_OK;
-  int real = state->double_precision;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->accept_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, first);
-  ck_kernel_args_i32(&args, ghost);
-  ck_kernel_args_u32(&args, from_next);
-  ck_kernel_args_u32(&args, at);
-  ck_kernel_args_real(&args, lo, real);
-  ck_kernel_args_real(&args, hi, real);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->in_packed);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, count, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_gather(gas_state *state, uint32_t base, uint32_t count,
-                               double shift, int stage) {
-  ck_status status = CK_OK;
-  if (count == 0)
-    return CK_OK;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->gather_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args, state->export_slots);
-  ck_kernel_args_real(&args, shift, state->double_precision);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->out_real);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, count, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_mark(gas_state *state, uint32_t base, uint32_t count) {
-  ck_status status = CK_OK;
-  if (count == 0)
-    return CK_OK;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->mark_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args, state->member_list);
-  ck_kernel_args_buffer(&args, state->id);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, count, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_locate(gas_state *state, int ghost, uint32_t base,
-                               uint32_t count, uint32_t at,
-                               uint32_t from_next) {
-  ck_status status = CK_OK;
-  if (count == 0)
-    return CK_OK;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->locate_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck__gas_add_geometry(state, &args);
-  ck_kernel_args_buffer(&args, ghost ? state->in_packed : state->out_packed);
-  ck_kernel_args_u32(&args, at);
-  ck_kernel_args_i32(&args, ghost);
-  ck_kernel_args_u32(&args, from_next);
-  ck_kernel_args_buffer(&args, state->cell_start);
-  ck_kernel_args_buffer(&args, state->cell_count);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_buffer(&args,
-                        ghost ? state->ghost_slots : state->export_slots);
-  ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, count, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_unpack(gas_state *state, uint32_t base,
-                               uint32_t count) {
-  ck_status status = CK_OK;
-  if (count == 0)
-    return CK_OK;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->unpack_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args, state->ghost_slots);
-  ck_kernel_args_buffer(&args, state->in_real);
-  ck_kernel_args_buffer(&args, state->position);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, count, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_parts(gas_state *state, const double borders[4],
-                              double reach) {
-  ck_status status = CK_OK;
-  int real = state->double_precision;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->parts_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  for (int b = 0; b < 4; ++b)
-    ck_kernel_args_real(&args, borders[b], real);
-  ck_kernel_args_real(&args, reach, real);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->part_mark);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_census(gas_state *state, uint64_t census[3]) {
-  ck_status status = CK_OK;
-  size_t groups = state->reduce_groups;
-  uint64_t *partial = calloc(3 * groups, sizeof *partial);
-  if (!partial)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  ck_kernel_args args;
-  ck_kernel *kernel = state->census_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->census_sums);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, groups * state->group, state->group));
-  CK_TRY(ck_buffer_read(state->queue, state->census_sums, 0,
-                        3 * groups * sizeof *partial, partial, CK_BLOCKING,
-                        NULL));
-  census[0] = census[1] = census[2] = 0;
-  for (size_t b = 0; b < groups; ++b)
-    for (int q = 0; q < 3; ++q)
-      census[q] += partial[3 * b + (size_t)q];
-fail:
-  free(partial);
-  return status;
-}
-
-static ck_status opencl_scale(gas_state *state, double factor) {
-  ck_status status = CK_OK;
-  int real = state->double_precision;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->scale_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_real(&args, factor, real);
-  ck_kernel_args_buffer(&args, state->velocity);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_leave(gas_state *state, int move, double lo, double hi,
-                              double reach, const double shift[2], int again,
-                              int stage) {
-  ck_status status = CK_OK;
-  int real = state->double_precision;
-  static const uint32_t zero[4] = {0, 0, 0, 0};
-  if (move)
-    CK_TRY(opencl_kick_drift(state));
-  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
-                         zero, CK_NONBLOCKING, NULL));
-  ck_kernel_args args;
-  ck_kernel *kernel = state->leave_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_real(&args, lo, real);
-  ck_kernel_args_real(&args, hi, real);
-  ck_kernel_args_real(&args, reach, real);
-  ck_kernel_args_real(&args, shift[0], real);
-  ck_kernel_args_real(&args, shift[1], real);
-  ck_kernel_args_i32(&args, again);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, state->message_capacity);
-  ck_kernel_args_buffer(&args, state->out_packed);
-  ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, state->particles, state->group));
-fail:
-  return status;
-}
-
-static ck_status opencl_enter(gas_state *state, uint32_t first,
-                              uint32_t count) {
-  ck_status status = CK_OK;
-  if (count == 0)
-    return CK_OK;
-  ck_kernel_args args;
-  ck_kernel *kernel = state->enter_kernel;
-  ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, first);
-  ck_kernel_args_buffer(&args, state->in_word);
-  ck_kernel_args_buffer(&args, state->in_real);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch(state, kernel, count, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
 fail:
   return status;
 }
@@ -943,7 +662,7 @@ static void opencl_teardown(gas_state *state) {
 
 const ck__gas_steps ck__gas_opencl_steps = {
     .setup = opencl_setup,
-    .kick_drift = opencl_kick_drift,
+    .kick_drift = ck__gas_opencl_kick_drift,
     .neighbors = opencl_neighbors,
     .forces = opencl_forces,
     .kick = opencl_kick,
@@ -951,16 +670,16 @@ const ck__gas_steps ck__gas_opencl_steps = {
     .reduce = opencl_reduce,
     .rdf = opencl_rdf,
     .teardown = opencl_teardown,
-    .select = opencl_select,
-    .post = opencl_post,
-    .accept = opencl_accept,
-    .gather = opencl_gather,
-    .mark = opencl_mark,
-    .locate = opencl_locate,
-    .unpack = opencl_unpack,
-    .parts = opencl_parts,
-    .census = opencl_census,
-    .scale = opencl_scale,
-    .leave = opencl_leave,
-    .enter = opencl_enter,
+    .select = ck__gas_opencl_select,
+    .post = ck__gas_opencl_post,
+    .accept = ck__gas_opencl_accept,
+    .gather = ck__gas_opencl_gather,
+    .mark = ck__gas_opencl_mark,
+    .locate = ck__gas_opencl_locate,
+    .unpack = ck__gas_opencl_unpack,
+    .parts = ck__gas_opencl_parts,
+    .census = ck__gas_opencl_census,
+    .scale = ck__gas_opencl_scale,
+    .leave = ck__gas_opencl_leave,
+    .enter = ck__gas_opencl_enter,
 };

@@ -68,6 +68,37 @@ ck_status ck__dataset_load(const char *path, const ck_dataset_options *options,
  * no "images-idx3". Returns CK_OK or CK_ERROR_OUT_OF_MEMORY. */
 ck_status ck__idx_labels_path(const char *path, char **labels_path);
 
+/* ---- what the data set's files share (dataset.c and its readers) ---- */
+
+/* A data file, decompressed when it is gzip, into malloc'd *bytes with a
+ * NUL after its *size bytes (dataset.c). */
+ck_status ck__dataset_read_file(const char *path, uint8_t **bytes,
+                                size_t *size);
+
+/* The IDX reader (dataset_idx.c): the features in bytes[0 .. size), and
+ * the labels file that options give or path derives. */
+ck_status ck__dataset_load_idx(const char *path, const uint8_t *bytes,
+                               size_t size, const ck_dataset_options *options,
+                               ck_dataset *dataset);
+
+/* The CSV reader (dataset_csv.c): text[0 .. size), a NUL after it, which
+ * it cuts in place. */
+ck_status ck__dataset_load_csv(const char *path, char *text, size_t size,
+                               const ck_dataset_options *options,
+                               ck__dataset_request *request,
+                               ck_dataset *dataset);
+
+/* The checks every function taking a filled data set makes (dataset.c). */
+ck_status ck__dataset_check(const ck_dataset *dataset, const char *function);
+
+/* Copies count names into a fresh array *out (NULL for none); what is for
+ * the message (dataset.c). */
+ck_status ck__dataset_copy_class_names(char *const *names, size_t count,
+                                       char ***out, const char *what);
+
+/* Frees count names and their array; NULL is none (dataset.c). */
+void ck__dataset_free_class_names(char **names, size_t count);
+
 /* The form of the OpenCL matrix products (cl/nn_gemm.inc). */
 typedef enum ck__nn_form {
   CK__NN_GLOBAL = 0, /* work-items read memory directly, 4 x 4 outputs */

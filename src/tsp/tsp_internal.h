@@ -1,6 +1,6 @@
 /*
- * tsp_internal.h - what the TSP module (tsplib.c, candidates.c) shares
- * with the rest of the library.
+ * tsp_internal.h - what the TSP module (the TSPLIB readers, tours.c,
+ * candidates.c) shares with the rest of the library.
  */
 #ifndef CK_TSP_INTERNAL_H
 #define CK_TSP_INTERNAL_H
