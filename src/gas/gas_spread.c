@@ -43,10 +43,7 @@
 
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
-
-/* A message's side: toward the slab's lower border (the previous member)
- * or its upper one (the next). */
-enum { PREVIOUS = 0, NEXT = 1 };
+#include "gas/gas_spread_internal.h"
 
 /* The bytes of a message's entries (ck_gas.h's layout): a migrant's, a
  * ghost's. */
@@ -64,143 +61,6 @@ enum { PREVIOUS = 0, NEXT = 1 };
 #define BALANCE_STEPS 16
 #define BALANCE_SECONDS 1.0
 #define BALANCE_GAIN 0.1
-
-/* A member's place along one axis of the exchange, and what crosses to
- * and from its neighbours there: along the cut (stage 0), and in a grid
- * of boxes along y too (stage 1, after stage 0 each step or rebuild). */
-typedef struct axis_link {
-  size_t neighbour[2]; /* its previous and its next member along it */
-  double lo, hi;       /* its slab along it, in the run's box */
-  double origin, side; /* its box along it: start and length */
-  double border[2];    /* its slab's borders in its own coordinates */
-  double shift[2];     /* added to a coordinate it sends each way */
-  uint32_t exports[2]; /* the entries it sends each way between rebuilds */
-  /* The entries it sends toward each side, and those it receives from
-   * each (the previous member, the next): [0] migrants, [1] ghosts. */
-  uint32_t posted[2][2], incoming[2][2];
-  size_t ghosts[2]; /* the ghosts from its previous and next member */
-} axis_link;
-
-typedef struct member {
-  ck_gas *gas;         /* its device state */
-  size_t index;        /* in the whole run */
-  axis_link link[2];   /* along the cut, and along y in a grid */
-  size_t own;          /* its own particles */
-  uint32_t stray;      /* ck__gas_member_admit's, once its queue waited */
-  uint32_t stray_base; /* admit's inbox word and stage: word << 1 | stage */
-  size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
-  uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
-  uint64_t bytes;      /* sent to other members */
-  ck__exchange_buffer out[2]; /* what it builds to send (cells, outputs) */
-  /* What pass_both sends each way: sends[side] items at send[side], in
-   * its device state's page-locked memory (ck__gas_member_post,
-   * ck__gas_member_pack) or in out[side]. */
-  const void *send[2];
-  size_t sends[2];
-} member;
-
-/* Member m's place along the axis of the exchange's stage in progress
- * (s->stage: 0 outside a grid of boxes). */
-#define STAGE(m) (&(m)->link[s->stage])
-
-struct ck__gas_spread {
-  ck__spread_run run;
-  ck_device devices[CK_SPREAD_MAX_LOCAL]; /* this process's, copied */
-  member *members;                        /* local ones */
-  size_t total;                           /* members in all */
-  double *weights;                        /* total: each one's share */
-  /* The slabs' borders along the cut (total + 1); in a grid of boxes,
-   * its columns' along x (grid[0] + 1) and its rows' along y (grid[1] +
-   * 1, in bounds_y). */
-  double *bounds, *bounds_y;
-  int axis; /* 0: cut along x; 1: along y (slabs alone) */
-  /* The grid: columns along x and rows along y (rows 1: slabs along the
-   * cut); the stages of an exchange (2 in a grid: along x, then y), and
-   * the stage in progress. */
-  size_t grid[2];
-  int stages, stage;
-  ck_gas_config config;
-  ck__gas_forms forms;
-  double reach; /* rc + skin: the ghosts' reach past a border */
-  double pad;   /* a member's box past the reach: the skin */
-  double dof;
-  uint64_t step;
-  uint64_t census[3]; /* every particle's count, id sum, id hash sum */
-  /* What the phases of a step take: its number (the kick's; 0: none),
-   * whether forces keep energies, and a rescale's factor. */
-  uint64_t phase_step;
-  int phase_energy, phase_move;
-  int phase_part; /* the part of the forces (ck__gas_member_forces) */
-  double phase_factor;
-  /* Without shares, on devices of more than one model (alike_decide),
-   * the slabs are cut again once by the speeds the members keep over
-   * their first second of steps: 1 until then. The
-   * measure starts at the first rebuild after the warm-up, when every
-   * kernel has run once (measuring 1 from then); each local member's
-   * compute time then, and the steps since. */
-  int balancing, measuring;
-  double measured_from[CK_SPREAD_MAX_LOCAL];
-  uint64_t measured_steps;
-  /* What local member i received: from the previous member, and from the
-   * next. */
-  ck__exchange_buffer from[2][CK_SPREAD_MAX_LOCAL];
-  /* Scratch of local member i: words and floats of a message. */
-  ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
-  /* Copies without the host into local member i from its previous and
-   * its next member, where every member is a CUDA device of this one
-   * process (else NULL); on_devices: every message then crosses through
-   * them. phase_unpack: the forces phase unpacks what they copied
-   * first. */
-  ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
-  int on_devices, phase_unpack;
-  /* Resident steps (cells mode without the host): 1 once the members
-   * have room for them (after a step through the host, at each start);
-   * the step's parity; what each local member's neighbours read of it
-   * (ck__gas_member_source: [0] from its previous member, [1] from its
-   * next), and the steps taken so in all. */
-  int resident_ready, phase_parity;
-  /* 1 where each member's slab step waits for its neighbours' tags on
-   * its device, with no mark between queues (members on GPUs of their
-   * own); phase_tag: the step's tag. */
-  int by_tags;
-  uint32_t phase_tag;
-  int settled;             /* 1 while the last step's members have settled */
-  uint32_t room_for_tests; /* CK__TEST_GAS_ROOM when it was made */
-  size_t tiers_from;       /* particles a member from which slabs tier */
-  int tiers_forced;        /* 1: tiers also through the host (tests) */
-  ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
-  uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
-  uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
-  uint64_t resident_steps;
-  /* Resident steps between processes, a member each (between 1; 0
-   * where they may not go so, -1 once they failed), by CUDA IPC or, where
-   * by_nccl, NCCL's sends into mirrors of the neighbours' outboxes. For
-   * IPC: this process's mark and its handle, the generation of its
-   * buffers (one on each time they are made again), and what it opened
-   * of its previous and its next member's. */
-  int between, by_nccl;
-  ck__ipc_event *ipc_mark;
-  unsigned char ipc_mark_handle[CK__IPC_HANDLE_BYTES];
-  uint64_t ipc_generation;
-  struct {
-    uint64_t generation; /* 0: nothing open */
-    uint64_t packed, control;
-    ck__ipc_event *mark;
-    int alias; /* the next member's are the previous one's */
-  } ipc_from[2];
-  /* For NCCL: a queue of the member's device that owns the mirrors (the
-   * member's own is made again with its state), and a mirror of each
-   * neighbour's control words and outbox (its capacity's worth). */
-  ck_queue *mirror_queue;
-  ck_buffer *mirror[2];
-  uint32_t mirror_capacity[2];
-  /* The entries of each leavers region that NCCL sends (leavers_room). */
-  uint32_t leavers_sent;
-  /* Each local member's census and sums, as observe_member read them. */
-  int phase_census;
-  uint64_t census_of[CK_SPREAD_MAX_LOCAL][3];
-  double sums_of[CK_SPREAD_MAX_LOCAL][6];
-};
 
 /* ---- phases -------------------------------------------------------------- */
 
@@ -940,7 +800,8 @@ static ck_status between_decide(ck__gas_spread *s) {
     return CK_OK;
   memset(&mine, 0, sizeof mine);
   gethostname(mine.host, sizeof mine.host - 1);
-  mine.able = s->run.local == 1 && s->devices[0].backend == CK_BACKEND_CUDA &&
+  mine.able = s->run.local == 1 &&
+              ck__device_shares_between_processes(&s->devices[0]) &&
               ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
               s->stages == 1;
   all = calloc(s->total, sizeof mine);
@@ -1023,19 +884,6 @@ fail:
   return status;
 }
 
-/* ---- resident steps between processes by NCCL -------------------------
- *
- * Where the processes are on several hosts (or CLKIT_IPC=0), each
- * member's step out is followed by one NCCL group on its stream: to each
- * neighbour its control words and the two regions of its outbox meant for
- * it (leavers and ghosts, a capacity's worth each), and from each
- * neighbour the same, into a mirror laid out as that neighbour's
- * control words and outbox. The pull then reads the mirrors as it reads
- * a neighbour's memory. The stream orders every use, so the host waits
- * for nothing; a failed run aborts NCCL's calls in flight.
- */
-#define MIRROR_CONTROL_WORDS 32 /* the control words, padded */
-
 /* The entries of a leavers region that NCCL sends: four times the most
  * that a region held at the last settle and more, at most the capacity.
  * Few leave a slab in a step, so this sends a fraction of the region;
@@ -1044,141 +892,19 @@ static uint32_t leavers_room(uint32_t most, uint32_t capacity) {
   uint64_t room = 4 * (uint64_t)most + 256;
   return room < capacity ? (uint32_t)room : capacity;
 }
-_Static_assert(MIRROR_CONTROL_WORDS >= CK_GAS_CONTROL_WORDS,
-               "a mirror's control words");
-
-#if CK_HAVE_NCCL
-/* The mirror of a neighbour's (side's) words at `capacity` entries a
- * region, made anew where it is smaller; source set to it. */
-static ck_status mirror_make(ck__gas_spread *s, int side, uint32_t capacity,
-                             uint32_t leavers, ck__gas_source *source) {
-  ck_status status = CK_OK;
-  size_t words =
-      MIRROR_CONTROL_WORDS + 2 * (size_t)CK_GAS_PACKED_WORDS * (size_t)capacity;
-  if (!s->mirror_queue)
-    CK_TRY(ck_queue_create(&s->devices[0], &s->mirror_queue));
-  if (!s->mirror[side] || s->mirror_capacity[side] < capacity) {
-    ck_buffer_destroy(s->mirror[side]);
-    s->mirror[side] = NULL;
-    s->mirror_capacity[side] = 0;
-    CK_TRY(ck_buffer_create(s->mirror_queue, 4 * words, &s->mirror[side]));
-    s->mirror_capacity[side] = capacity;
-  }
-  uint64_t base = (uint64_t)(uintptr_t)ck__cuda_pointer(s->mirror[side]);
-  source->control = base;
-  source->packed = base + 4 * MIRROR_CONTROL_WORDS;
-  source->capacity = capacity;
-  source->leavers = leavers;
-fail:
-  return status;
-}
-
-/* A swap's pieces of control words: the member's sent toward its side
- * `toward`, and those of its side `from` received into that side's
- * mirror; neighbor: the members on each side. */
-static void control_pieces(const ck__gas_spread *s, gas_state *state,
-                           const size_t neighbor[2], int toward, int from,
-                           ck__exchange_piece *send,
-                           ck__exchange_piece *receive) {
-  *send = (ck__exchange_piece){ck__cuda_pointer(state->member_control),
-                               4 * CK_GAS_CONTROL_WORDS, neighbor[toward]};
-  *receive =
-      (ck__exchange_piece){(void *)(uintptr_t)s->sources[0][from].control,
-                           4 * CK_GAS_CONTROL_WORDS, neighbor[from]};
-}
-
-/* What a member's NCCL group sends and receives at a parity: to its next
- * member, then its previous, its control words and the regions toward
- * each (ck_gas_member_classify); from its previous, then its next, the
- * same into the mirrors. Where both neighbours are one member, the pieces
- * still pair in order: that member's toward its next come first. */
-static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
-  gas_state *state = ck__gas_state(m->gas);
-  size_t total = s->total, index = m->index;
-  size_t neighbor[2] = {(index + total - 1) % total, (index + 1) % total};
-  ck__exchange_piece sends[6], receives[6];
-  size_t n = 0;
-  for (int k = 0; k < 2; ++k, n += 3) {
-    int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
-    /* Toward side `toward`: regions `toward` and `toward` + 2. */
-    uint32_t mine = state->message_capacity,
-             theirs = s->sources[0][from].capacity;
-    char *out = (char *)ck__cuda_pointer(state->out_packed) +
-                4 * (size_t)ck_gas_packed_half(parity, mine);
-    char *in = (char *)(uintptr_t)s->sources[0][from].packed +
-               4 * (size_t)ck_gas_packed_half(parity, theirs);
-    int region = toward; /* the sender's region toward the receiver */
-    control_pieces(s, state, neighbor, toward, from, &sends[n], &receives[n]);
-    sends[n + 1] = (ck__exchange_piece){
-        out + 4 * (size_t)ck_gas_message_at(region, mine),
-        4 * (size_t)CK_GAS_ENTRY_WORDS * s->leavers_sent, neighbor[toward]};
-    sends[n + 2] = (ck__exchange_piece){
-        out + 4 * (size_t)ck_gas_kept_at(region, mine),
-        4 * (size_t)CK_GAS_GHOST_WORDS * mine, neighbor[toward]};
-    /* From side `from`: what it sent toward this member, its region
-     * `toward` too (its next is this member where it is the previous). */
-    receives[n + 1] = (ck__exchange_piece){
-        in + 4 * (size_t)ck_gas_message_at(region, theirs),
-        4 * (size_t)CK_GAS_ENTRY_WORDS * s->sources[0][from].leavers,
-        neighbor[from]};
-    receives[n + 2] = (ck__exchange_piece){
-        in + 4 * (size_t)ck_gas_kept_at(region, theirs),
-        4 * (size_t)CK_GAS_GHOST_WORDS * theirs, neighbor[from]};
-  }
-  for (size_t k = 0; k < n; ++k)
-    m->bytes += sends[k].bytes;
-  return ck__exchange_member_swap(
-      s->run.exchange, 0, ck__cuda_stream(state->queue), sends, n, receives, n);
-}
-
-/* Whether every process's NCCL can swap (collective, once the members'
- * queues are made): if so, a first swap of the control words connects
- * the neighbours before the steps, else the processes go through the
- * host. */
-static ck_status nccl_decide(ck__gas_spread *s) {
-  ck_status status = CK_OK, made = CK_OK;
-  int swaps = 0;
-  CK_TRY(ck__exchange_swaps(s->run.exchange, s->run.queues, &swaps));
-  if (!swaps) {
-    s->between = s->by_nccl = 0;
-    return CK_OK;
-  }
-  gas_state *state = ck__gas_state(s->members[0].gas);
-  size_t total = s->total, index = s->members[0].index;
-  size_t neighbor[2] = {(index + total - 1) % total, (index + 1) % total};
-  ck__exchange_piece sends[2], receives[2];
-  for (int side = 0; side < 2 && made == CK_OK; ++side)
-    made = mirror_make(s, side, 0, 0, &s->sources[0][side]);
-  /* Every process posts its swap, or none: a partner left waiting for a
-   * process that never posts would wait forever. */
-  CK_TRY(ck__gas_spread_agree(s, made));
-  for (int k = 0; k < 2; ++k)
-    control_pieces(s, state, neighbor, k == 0 ? NEXT : PREVIOUS,
-                   k == 0 ? PREVIOUS : NEXT, &sends[k], &receives[k]);
-  made = ck__exchange_member_swap(
-      s->run.exchange, 0, ck__cuda_stream(state->queue), sends, 2, receives, 2);
-  /* Where a process could not post it, the others' calls in flight end
-   * with the abort. */
-  status = ck__gas_spread_agree(s, made);
-  if (status == CK_OK)
-    status = ck__gas_spread_agree(s, ck_queue_finish(state->queue));
-  if (status != CK_OK)
-    ck__exchange_abort_devices(s->run.exchange);
-fail:
-  return status;
-}
-#else
-/* Without NCCL, by_nccl stays 0. */
-static ck_status nccl_decide(ck__gas_spread *s) {
+#if !CK_HAVE_NCCL
+/* Without NCCL (gas_spread_cuda.c has it), by_nccl stays 0. */
+ck_status ck__gas_spread_nccl_decide(ck__gas_spread *s) {
   s->between = s->by_nccl = 0;
   return CK_OK;
 }
-static ck_status mirror_make(ck__gas_spread *s, int side, uint32_t capacity,
-                             uint32_t leavers, ck__gas_source *source) {
+ck_status ck__gas_spread_mirror_make(ck__gas_spread *s, int side,
+                                     uint32_t capacity, uint32_t leavers,
+                                     ck__gas_source *source) {
   (void)s, (void)side, (void)capacity, (void)leavers, (void)source;
   return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
 }
-static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
+ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity) {
   (void)s, (void)m, (void)parity;
   return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
 }
@@ -1230,8 +956,9 @@ static ck_status links_swap(ck__gas_spread *s) {
       made = CK_ERROR_DEVICE;
       break;
     } else if (s->by_nccl) {
-      made = mirror_make(s, side, from[side].capacity, from[side].leavers,
-                         &s->sources[0][side]);
+      made =
+          ck__gas_spread_mirror_make(s, side, from[side].capacity,
+                                     from[side].leavers, &s->sources[0][side]);
       continue;
     } else if (side == NEXT && same) {
       if (!s->ipc_from[NEXT].alias)
@@ -1369,7 +1096,7 @@ static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck_queue *queue = ck__gas_member_queue(m->gas);
   if (s->by_nccl)
-    CK_TRY(nccl_swap(s, m, s->phase_parity));
+    CK_TRY(ck__gas_spread_nccl_swap(s, m, s->phase_parity));
   for (int from = 0; from < 2 && !s->by_nccl && !s->by_tags; ++from)
     CK_TRY(s->between > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
                           : ck__peer_follow(s->peers[from][i], queue));
@@ -2012,8 +1739,8 @@ static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
    * step would also gather and sort the halo apart (4 GPUs reached 62%
    * weak so, 70% in one tier). Tests may ask for them every way. */
   int devices = s->on_devices || s->between > 0 || s->tiers_forced;
-  int tiers = !grid && devices &&
-              s->config.particles / s->total >= s->tiers_from;
+  int tiers =
+      !grid && devices && s->config.particles / s->total >= s->tiers_from;
   ck_status status =
       ck__gas_member_make(&s->devices[i], &c, s->forms, (uint32_t)messages,
                           walls_x, walls_y, tiers, 0, &m->gas);
@@ -2225,7 +1952,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   }
   CK_TRY(deal(s, positions, velocities));
   if (s->by_nccl)
-    CK_TRY(nccl_decide(s));
+    CK_TRY(ck__gas_spread_nccl_decide(s));
   run->total = config->particles;
 fail:
   return status;

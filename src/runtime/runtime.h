@@ -35,12 +35,15 @@ const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
  *   other devices where their has_fp64 says so;
  * - has_vector_types: it compiles OpenCL C's vector types (float16 and
  *   the like), which the CUDA prelude does not spell;
+ * - shares_between_processes: other processes can open its buffers and
+ *   events (CUDA IPC), and NCCL can send from and into them;
  * - has_tf32: cuBLAS's TF32 products run on tensor cores (CUDA, compute
  *   capability 8.0 or later; before it, TF32 mode quietly computes in
  *   FP32). */
 int ck__device_runs_kernels(const ck_device *device);
 int ck__device_has_fp64(const ck_device *device);
 int ck__device_has_vector_types(const ck_device *device);
+int ck__device_shares_between_processes(const ck_device *device);
 int ck__device_has_tf32(const ck_device *device);
 
 /* The major version of PoCL that runs an OpenCL device, or 0 for any

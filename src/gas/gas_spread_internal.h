@@ -1,0 +1,172 @@
+/*
+ * gas_spread_internal.h - what gas_spread.c shares with its CUDA half,
+ * gas_spread_cuda.c: the spread's members and state. Nothing else
+ * includes it.
+ */
+#ifndef CK_GAS_SPREAD_INTERNAL_H
+#define CK_GAS_SPREAD_INTERNAL_H
+
+#include "framework/spread.h"
+#include "gas/gas_internal.h"
+
+/* A message's side: toward the slab's lower border (the previous member)
+ * or its upper one (the next). */
+enum { PREVIOUS = 0, NEXT = 1 };
+
+/* A member's place along one axis of the exchange, and what crosses to
+ * and from its neighbours there: along the cut (stage 0), and in a grid
+ * of boxes along y too (stage 1, after stage 0 each step or rebuild). */
+typedef struct axis_link {
+  size_t neighbour[2]; /* its previous and its next member along it */
+  double lo, hi;       /* its slab along it, in the run's box */
+  double origin, side; /* its box along it: start and length */
+  double border[2];    /* its slab's borders in its own coordinates */
+  double shift[2];     /* added to a coordinate it sends each way */
+  uint32_t exports[2]; /* the entries it sends each way between rebuilds */
+  /* The entries it sends toward each side, and those it receives from
+   * each (the previous member, the next): [0] migrants, [1] ghosts. */
+  uint32_t posted[2][2], incoming[2][2];
+  size_t ghosts[2]; /* the ghosts from its previous and next member */
+} axis_link;
+
+typedef struct member {
+  ck_gas *gas;         /* its device state */
+  size_t index;        /* in the whole run */
+  axis_link link[2];   /* along the cut, and along y in a grid */
+  size_t own;          /* its own particles */
+  uint32_t stray;      /* ck__gas_member_admit's, once its queue waited */
+  uint32_t stray_base; /* admit's inbox word and stage: word << 1 | stage */
+  size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
+  uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
+  uint64_t bytes;      /* sent to other members */
+  ck__exchange_buffer out[2]; /* what it builds to send (cells, outputs) */
+  /* What pass_both sends each way: sends[side] items at send[side], in
+   * its device state's page-locked memory (ck__gas_member_post,
+   * ck__gas_member_pack) or in out[side]. */
+  const void *send[2];
+  size_t sends[2];
+} member;
+
+/* Member m's place along the axis of the exchange's stage in progress
+ * (s->stage: 0 outside a grid of boxes). */
+#define STAGE(m) (&(m)->link[s->stage])
+
+struct ck__gas_spread {
+  ck__spread_run run;
+  ck_device devices[CK_SPREAD_MAX_LOCAL]; /* this process's, copied */
+  member *members;                        /* local ones */
+  size_t total;                           /* members in all */
+  double *weights;                        /* total: each one's share */
+  /* The slabs' borders along the cut (total + 1); in a grid of boxes,
+   * its columns' along x (grid[0] + 1) and its rows' along y (grid[1] +
+   * 1, in bounds_y). */
+  double *bounds, *bounds_y;
+  int axis; /* 0: cut along x; 1: along y (slabs alone) */
+  /* The grid: columns along x and rows along y (rows 1: slabs along the
+   * cut); the stages of an exchange (2 in a grid: along x, then y), and
+   * the stage in progress. */
+  size_t grid[2];
+  int stages, stage;
+  ck_gas_config config;
+  ck__gas_forms forms;
+  double reach; /* rc + skin: the ghosts' reach past a border */
+  double pad;   /* a member's box past the reach: the skin */
+  double dof;
+  uint64_t step;
+  uint64_t census[3]; /* every particle's count, id sum, id hash sum */
+  /* What the phases of a step take: its number (the kick's; 0: none),
+   * whether forces keep energies, and a rescale's factor. */
+  uint64_t phase_step;
+  int phase_energy, phase_move;
+  int phase_part; /* the part of the forces (ck__gas_member_forces) */
+  double phase_factor;
+  /* Without shares, on devices of more than one model (alike_decide),
+   * the slabs are cut again once by the speeds the members keep over
+   * their first second of steps: 1 until then. The
+   * measure starts at the first rebuild after the warm-up, when every
+   * kernel has run once (measuring 1 from then); each local member's
+   * compute time then, and the steps since. */
+  int balancing, measuring;
+  double measured_from[CK_SPREAD_MAX_LOCAL];
+  uint64_t measured_steps;
+  /* What local member i received: from the previous member, and from the
+   * next. */
+  ck__exchange_buffer from[2][CK_SPREAD_MAX_LOCAL];
+  /* Scratch of local member i: words and floats of a message. */
+  ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
+  /* Copies without the host into local member i from its previous and
+   * its next member, where every member is a CUDA device of this one
+   * process (else NULL); on_devices: every message then crosses through
+   * them. phase_unpack: the forces phase unpacks what they copied
+   * first. */
+  ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
+  int on_devices, phase_unpack;
+  /* Resident steps (cells mode without the host): 1 once the members
+   * have room for them (after a step through the host, at each start);
+   * the step's parity; what each local member's neighbours read of it
+   * (ck__gas_member_source: [0] from its previous member, [1] from its
+   * next), and the steps taken so in all. */
+  int resident_ready, phase_parity;
+  /* 1 where each member's slab step waits for its neighbours' tags on
+   * its device, with no mark between queues (members on GPUs of their
+   * own); phase_tag: the step's tag. */
+  int by_tags;
+  uint32_t phase_tag;
+  int settled;             /* 1 while the last step's members have settled */
+  uint32_t room_for_tests; /* CK__TEST_GAS_ROOM when it was made */
+  size_t tiers_from;       /* particles a member from which slabs tier */
+  int tiers_forced;        /* 1: tiers also through the host (tests) */
+  ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
+  uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
+  uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
+  uint64_t resident_steps;
+  /* Resident steps between processes, a member each (between 1; 0
+   * where they may not go so, -1 once they failed), by CUDA IPC or, where
+   * by_nccl, NCCL's sends into mirrors of the neighbours' outboxes. For
+   * IPC: this process's mark and its handle, the generation of its
+   * buffers (one on each time they are made again), and what it opened
+   * of its previous and its next member's. */
+  int between, by_nccl;
+  ck__ipc_event *ipc_mark;
+  unsigned char ipc_mark_handle[CK__IPC_HANDLE_BYTES];
+  uint64_t ipc_generation;
+  struct {
+    uint64_t generation; /* 0: nothing open */
+    uint64_t packed, control;
+    ck__ipc_event *mark;
+    int alias; /* the next member's are the previous one's */
+  } ipc_from[2];
+  /* For NCCL: a queue of the member's device that owns the mirrors (the
+   * member's own is made again with its state), and a mirror of each
+   * neighbour's control words and outbox (its capacity's worth). */
+  ck_queue *mirror_queue;
+  ck_buffer *mirror[2];
+  uint32_t mirror_capacity[2];
+  /* The entries of each leavers region that NCCL sends (leavers_room). */
+  uint32_t leavers_sent;
+  /* Each local member's census and sums, as observe_member read them. */
+  int phase_census;
+  uint64_t census_of[CK_SPREAD_MAX_LOCAL][3];
+  double sums_of[CK_SPREAD_MAX_LOCAL][6];
+};
+
+/* A mirror's control words (NCCL's copies of a neighbour's), padded. */
+#define MIRROR_CONTROL_WORDS 32
+_Static_assert(MIRROR_CONTROL_WORDS >= CK_GAS_CONTROL_WORDS,
+               "a mirror's control words");
+
+/* Resident steps between processes by NCCL (gas_spread_cuda.c; without
+ * NCCL, gas_spread.c's stand-ins: the first sets by_nccl 0, the others
+ * fail as unsupported).
+ * - nccl_decide: whether every process's NCCL can swap (collective, once
+ *   the members' queues are made); if so a first swap connects them.
+ * - mirror_make: the mirror of a neighbour's (side's) words at capacity
+ *   entries a region, made anew where smaller; source set to it.
+ * - nccl_swap: member m's NCCL group at a step's parity. */
+ck_status ck__gas_spread_nccl_decide(ck__gas_spread *s);
+ck_status ck__gas_spread_mirror_make(ck__gas_spread *s, int side,
+                                     uint32_t capacity, uint32_t leavers,
+                                     ck__gas_source *source);
+ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity);
+
+#endif /* CK_GAS_SPREAD_INTERNAL_H */
