@@ -66,7 +66,6 @@ OVER = {
     "cl/gas.cl": 1042,
     "cl/gas.cu": 1302,
     "src/ga/ga_spread.c": 1011,
-    "src/gas/gas_member.c": 1025,
     "src/gas/gas_spread.c": 2172,
     "src/runtime/queue_cuda.c": 1115,
 }

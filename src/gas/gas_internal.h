@@ -67,10 +67,11 @@ typedef struct ck__gas_steps {
    * range / bins (the device buffer rdf, bins words). */
   ck_status (*rdf)(gas_state *state, uint32_t bins, double range);
   void (*teardown)(gas_state *state);
-  /* A spread member's exchange steps (gas_member.c; ck_gas.h's spread
-   * members), over the member buffers below. Each takes the stage of the
-   * exchange (0: along x; 1: a grid's stage along y), whose coordinate it
-   * compares and shifts. select: each side's list of own slots that leave
+  /* A spread member's exchange steps (gas_member_exchange.c and
+   * gas_member_steps.c; ck_gas.h's spread members), over the member
+   * buffers below. Each takes the stage of the exchange (0: along x;
+   * 1: a grid's stage along y), whose coordinate it compares and shifts.
+   * select: each side's list of own slots that leave
    * the slab [lo, hi) (mode 0; in stage 0 ghosts are dropped) or lie
    * within reach of a border (mode 1; in stage 1 stage 0's ghosts too),
    * and their counts (read back, every entry counted, those past
@@ -483,7 +484,7 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
                                       ck__gas_forms forms,
                                       int temperature_given, ck_gas **gas);
 
-/* ---- a spread member's device state (gas_create.c, gas_member.c) ---------
+/* ---- a spread member's device state (gas_create.c, gas_member*.c) --------
  *
  * A member (ck_gas.h's spread members) is a ck_gas in single precision
  * whose box is config's (its slab and margins along x, not periodic, with
@@ -510,6 +511,22 @@ double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
 void ck__gas_member_messages_free(gas_state *state);
 /* Frees a member's staging and read_host, once its writes are done. */
 void ck__gas_member_staging_free(gas_state *state);
+/* At least `bytes` of the queue's fastest host memory in *memory (of
+ * *capacity bytes), made anew where it holds too few; its content goes.
+ * Writes pending from it are waited for first. */
+ck_status ck__gas_hold_host(gas_state *state, void **memory, size_t *capacity,
+                            size_t bytes);
+/* Writes n pieces (sizes[k] bytes from pieces[k]) one after another to
+ * buffer from byte `offset`: copied once into the staging, then one
+ * write from it without a wait (one still pending from it is waited for
+ * first). */
+ck_status ck__gas_write_staged(gas_state *state, ck_buffer *buffer,
+                               size_t offset, int n, const void *const *pieces,
+                               const size_t *sizes);
+/* Reads slots [0, count) of a buffer, bytes_a_slot bytes a slot, into
+ * host memory (a blocking read). */
+ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,
+                             size_t bytes_a_slot, void *out);
 /* The slots in use (own, ghosts, and those dropped until the next sort),
  * and the member's queue. */
 size_t ck__gas_member_slots(const ck_gas *member);

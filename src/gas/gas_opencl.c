@@ -62,9 +62,8 @@ ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel *kernel,
  * tiles; scans of 256 (4 cells a work-item); the reduction uses at most
  * 1024 groups, so its second pass is one group's work.
  */
-static ck_status opencl_setup(gas_state *state) {
+static ck_status size_groups(gas_state *state, int gpu) {
   ck_status status = CK_OK;
-  int gpu = state->device.kind == CK_KIND_GPU;
   size_t limit = state->device.max_work_group_size
                      ? state->device.max_work_group_size
                      : 256;
@@ -87,7 +86,12 @@ static ck_status opencl_setup(gas_state *state) {
   CK_TRY(ck__buffer_make_zeroed(state->queue, (size_t)state->reduce_groups * 5,
                                 state->real_size, "partial sums",
                                 &state->partial_sums));
-  state->local_tiles = state->tiles >= 0 ? state->tiles : gpu;
+fail:
+  return status;
+}
+
+/* The program, built for the state's groups, model and geometry. */
+static ck_status build_program(gas_state *state, int gpu) {
   /* Single precision on GPUs flushes subnormals: a reciprocal that keeps
    * them costs about four more instructions a pair on NVIDIA, and forces
    * that small are far below what the integrator resolves. */
@@ -103,56 +107,104 @@ static ck_status opencl_setup(gas_state *state) {
            state->local_tiles, state->lanes, state->force_shift != 0,
            state->member, state->double_precision,
            gpu && !state->double_precision ? " -cl-denorms-are-zero" : "");
-  CK_TRY(ck_program_build(state->queue, "gas", defines, &state->program));
-  struct {
-    const char *name;
-    ck_kernel **kernel;
-  } kernels[] = {{"ck_gas_kick_drift", &state->kick_drift_kernel},
-                 {"ck_gas_count", &state->count_kernel},
-                 {"ck_gas_scan_blocks", &state->scan_kernel},
-                 {"ck_gas_scan_totals", &state->scan_totals_kernel},
-                 {"ck_gas_scatter", &state->scatter_kernel},
-                 {"ck_gas_order", &state->order_kernel},
-                 {"ck_gas_copy_back", &state->copy_back_kernel},
-                 {"ck_gas_build_list", &state->list_kernel},
-                 {"ck_gas_forces_cells", &state->forces_kernel},
-                 {"ck_gas_forces_list", &state->forces_list_kernel},
-                 {"ck_gas_forces_all", &state->forces_all_kernel},
-                 {"ck_gas_kick", &state->kick_kernel},
-                 {"ck_gas_reduce", &state->reduce_kernel},
-                 {"ck_gas_reduce_total", &state->reduce_total_kernel},
-                 {"ck_gas_rescale", &state->rescale_kernel},
-                 {"ck_gas_accumulate_rdf", &state->rdf_kernel},
-                 {"ck_gas_sum_slices", &state->sum_slices_kernel}};
-  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
+  return ck_program_build(state->queue, "gas", defines, &state->program);
+}
+
+/* A kernel of the program by its name, and where it goes. */
+typedef struct named_kernel {
+  const char *name;
+  ck_kernel **kernel;
+} named_kernel;
+
+static ck_status create_named(gas_state *state, const named_kernel *kernels,
+                              size_t count) {
+  ck_status status = CK_OK;
+  for (size_t i = 0; i < count; ++i)
     CK_TRY(
         ck_kernel_create(state->program, kernels[i].name, kernels[i].kernel));
+fail:
+  return status;
+}
+
+/* The kernels every state runs, and the strips' where it has lanes. */
+static ck_status create_kernels(gas_state *state) {
+  ck_status status = CK_OK;
+  named_kernel kernels[] = {
+      {"ck_gas_kick_drift", &state->kick_drift_kernel},
+      {"ck_gas_count", &state->count_kernel},
+      {"ck_gas_scan_blocks", &state->scan_kernel},
+      {"ck_gas_scan_totals", &state->scan_totals_kernel},
+      {"ck_gas_scatter", &state->scatter_kernel},
+      {"ck_gas_order", &state->order_kernel},
+      {"ck_gas_copy_back", &state->copy_back_kernel},
+      {"ck_gas_build_list", &state->list_kernel},
+      {"ck_gas_forces_cells", &state->forces_kernel},
+      {"ck_gas_forces_list", &state->forces_list_kernel},
+      {"ck_gas_forces_all", &state->forces_all_kernel},
+      {"ck_gas_kick", &state->kick_kernel},
+      {"ck_gas_reduce", &state->reduce_kernel},
+      {"ck_gas_reduce_total", &state->reduce_total_kernel},
+      {"ck_gas_rescale", &state->rescale_kernel},
+      {"ck_gas_accumulate_rdf", &state->rdf_kernel},
+      {"ck_gas_sum_slices", &state->sum_slices_kernel}};
+  CK_TRY(create_named(state, kernels, sizeof kernels / sizeof kernels[0]));
   if (state->lanes)
     CK_TRY(ck_kernel_create(state->program, "ck_gas_forces_strips",
                             &state->forces_strips_kernel));
-  if (state->member) {
-    struct {
-      const char *name;
-      ck_kernel **kernel;
-    } members[] = {{"ck_gas_member_select", &state->select_kernel},
-                   {"ck_gas_member_gather", &state->gather_kernel},
-                   {"ck_gas_member_mark", &state->mark_kernel},
-                   {"ck_gas_member_locate", &state->locate_kernel},
-                   {"ck_gas_member_unpack", &state->unpack_kernel},
-                   {"ck_gas_member_census", &state->census_kernel},
-                   {"ck_gas_member_scale", &state->scale_kernel},
-                   {"ck_gas_member_leave", &state->leave_kernel},
-                   {"ck_gas_member_enter", &state->enter_kernel},
-                   {"ck_gas_member_post", &state->post_kernel},
-                   {"ck_gas_member_accept", &state->accept_kernel},
-                   {"ck_gas_member_parts", &state->parts_kernel}};
-    for (size_t i = 0; i < sizeof members / sizeof members[0]; ++i)
-      CK_TRY(
-          ck_kernel_create(state->program, members[i].name, members[i].kernel));
-    CK_TRY(ck__buffer_make_zeroed(state->queue,
-                                  (size_t)state->reduce_groups * 3, 8,
-                                  "census sums", &state->census_sums));
-  }
+fail:
+  return status;
+}
+
+/* A spread member's kernels, and its census sums. */
+static ck_status create_member_kernels(gas_state *state) {
+  ck_status status = CK_OK;
+  named_kernel members[] = {{"ck_gas_member_select", &state->select_kernel},
+                            {"ck_gas_member_gather", &state->gather_kernel},
+                            {"ck_gas_member_mark", &state->mark_kernel},
+                            {"ck_gas_member_locate", &state->locate_kernel},
+                            {"ck_gas_member_unpack", &state->unpack_kernel},
+                            {"ck_gas_member_census", &state->census_kernel},
+                            {"ck_gas_member_scale", &state->scale_kernel},
+                            {"ck_gas_member_leave", &state->leave_kernel},
+                            {"ck_gas_member_enter", &state->enter_kernel},
+                            {"ck_gas_member_post", &state->post_kernel},
+                            {"ck_gas_member_accept", &state->accept_kernel},
+                            {"ck_gas_member_parts", &state->parts_kernel}};
+  CK_TRY(create_named(state, members, sizeof members / sizeof members[0]));
+  CK_TRY(ck__buffer_make_zeroed(state->queue, (size_t)state->reduce_groups * 3,
+                                8, "census sums", &state->census_sums));
+fail:
+  return status;
+}
+
+/* Tiled all pairs: enough slices of the j range for about 8192
+ * work-items a compute unit, so that small systems fill the device. */
+static ck_status size_slices(gas_state *state) {
+  state->slices = 1;
+  if (state->neighbors != CK_GAS_ALL_PAIRS || !state->local_tiles)
+    return CK_OK;
+  size_t wanted =
+      (size_t)(state->device.compute_units ? state->device.compute_units : 1) *
+      8192;
+  size_t tiles = (state->particles + state->group - 1) / state->group;
+  size_t slices = (wanted + state->particles - 1) / state->particles;
+  slices = slices > 64 ? 64 : slices;
+  slices = slices > tiles ? tiles : slices;
+  state->slices = slices < 1 ? 1 : (uint32_t)slices;
+  return ck__buffer_make_zeroed(
+      state->queue, (size_t)state->slices * state->particles * 4,
+      state->real_size, "all-pairs slices", &state->slice_sums);
+}
+
+static ck_status opencl_setup(gas_state *state) {
+  ck_status status = CK_OK;
+  int gpu = state->device.kind == CK_KIND_GPU;
+  CK_TRY(size_groups(state, gpu));
+  state->local_tiles = state->tiles >= 0 ? state->tiles : gpu;
+  CK_TRY(build_program(state, gpu));
+  CK_TRY(create_kernels(state));
+  if (state->member)
+    CK_TRY(create_member_kernels(state));
   /* A member sorts in parallel: the one work-item's sort keeps no room
    * for its dropped slots' key. */
   state->sort_whole =
@@ -163,23 +215,7 @@ static ck_status opencl_setup(gas_state *state) {
   if (state->sort_whole)
     CK_TRY(ck_kernel_create(state->program, "ck_gas_sort_whole",
                             &state->sort_whole_kernel));
-  /* Tiled all pairs: enough slices of the j range for about 8192
-   * work-items a compute unit, so that small systems fill the device. */
-  state->slices = 1;
-  if (state->neighbors == CK_GAS_ALL_PAIRS && state->local_tiles) {
-    size_t wanted =
-        (size_t)(state->device.compute_units ? state->device.compute_units
-                                             : 1) *
-        8192;
-    size_t tiles = (state->particles + state->group - 1) / state->group;
-    size_t slices = (wanted + state->particles - 1) / state->particles;
-    slices = slices > 64 ? 64 : slices;
-    slices = slices > tiles ? tiles : slices;
-    state->slices = slices < 1 ? 1 : (uint32_t)slices;
-    CK_TRY(ck__buffer_make_zeroed(
-        state->queue, (size_t)state->slices * state->particles * 4,
-        state->real_size, "all-pairs slices", &state->slice_sums));
-  }
+  CK_TRY(size_slices(state));
 fail:
   return status;
 }
@@ -240,14 +276,12 @@ fail:
   return status;
 }
 
-/* The parallel counting sort by cell (and for Verlet, the copy back into
- * the particle arrays), each kernel skipping itself on the device unless a
- * rebuild is flagged when conditional. */
-static ck_status sort_in_parallel(gas_state *state, int conditional) {
+/* The parallel counting sort's first pass: each particle's cell and its
+ * rank there, counted in cell_fill. */
+static ck_status sort_count(gas_state *state, int conditional) {
   ck_status status = CK_OK;
   ck_kernel_args args;
   ck_kernel *kernel = state->count_kernel;
-  uint32_t keys = state->cells + (state->member ? 1u : 0u);
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck__gas_add_geometry(state, &args);
@@ -260,8 +294,15 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+fail:
+  return status;
+}
 
-  kernel = state->scan_kernel;
+/* The scan of the keys' counts: within blocks, then the blocks' totals. */
+static ck_status sort_scan(gas_state *state, int conditional, uint32_t keys) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->scan_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, keys);
   ck_kernel_args_buffer(&args, state->cell_fill);
@@ -284,8 +325,17 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(ck__gas_opencl_launch(state, kernel, state->scan_block,
                                state->scan_block));
+fail:
+  return status;
+}
 
-  kernel = state->scatter_kernel;
+/* Each particle scattered to its place in the sorted arrays, then each
+ * cell's order within them made. */
+static ck_status sort_scatter(gas_state *state, int conditional,
+                              uint32_t keys) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->scatter_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_buffer(&args, state->cell_key);
@@ -318,13 +368,15 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(ck__gas_opencl_launch(state, kernel, keys, state->group));
+fail:
+  return status;
+}
 
-  if (state->neighbors != CK_GAS_VERLET) {
-    /* Every step sorts: the sorted arrays simply become the particles. */
-    ck__gas_take_sorted(state);
-    return CK_OK;
-  }
-  kernel = state->copy_back_kernel;
+/* Verlet's copy of the sorted arrays back into the particle arrays. */
+static ck_status sort_copy_back(gas_state *state, int conditional) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
+  ck_kernel *kernel = state->copy_back_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_buffer(&args, state->sorted_position);
@@ -338,7 +390,25 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+fail:
+  return status;
+}
 
+/* The parallel counting sort by cell (and for Verlet, the copy back into
+ * the particle arrays), each kernel skipping itself on the device unless a
+ * rebuild is flagged when conditional. */
+static ck_status sort_in_parallel(gas_state *state, int conditional) {
+  ck_status status = CK_OK;
+  uint32_t keys = state->cells + (state->member ? 1u : 0u);
+  CK_TRY(sort_count(state, conditional));
+  CK_TRY(sort_scan(state, conditional, keys));
+  CK_TRY(sort_scatter(state, conditional, keys));
+  if (state->neighbors != CK_GAS_VERLET) {
+    /* Every step sorts: the sorted arrays simply become the particles. */
+    ck__gas_take_sorted(state);
+    return CK_OK;
+  }
+  CK_TRY(sort_copy_back(state, conditional));
 fail:
   return status;
 }

@@ -1,0 +1,464 @@
+/*
+ * gas_member_exchange.c - what crosses between spread members, on a
+ * member's side (ck_gas.h's spread members): slots appended, a rebuild's
+ * messages selected, posted, forwarded and admitted, the sort after it,
+ * a cells-mode member's step out, and the exports' positions packed and
+ * unpacked between rebuilds. The buffers are gas_member.c's.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "gas/gas_internal.h"
+
+/* Queues reads of bytes[side] from byte at[side] of buffer for each side
+ * into read_host, the sides one after the other (what it held goes);
+ * out[side] points at each, NULL where it has none. The caller waits. */
+static ck_status read_sides(gas_state *state, ck_buffer *buffer,
+                            const size_t at[2], const size_t bytes[2],
+                            const void *out[2]) {
+  ck_status status = CK_OK;
+  out[0] = out[1] = NULL;
+  CK_TRY(ck__gas_hold_host(state, &state->read_host, &state->read_bytes,
+                           bytes[0] + bytes[1]));
+  unsigned char *host = state->read_host;
+  for (int side = 0; side < 2; ++side) {
+    if (bytes[side] == 0)
+      continue;
+    out[side] = host + (side ? bytes[0] : 0);
+    CK_TRY(ck_buffer_read(state->queue, buffer, at[side], bytes[side],
+                          host + (side ? bytes[0] : 0), CK_NONBLOCKING, NULL));
+  }
+fail:
+  return status;
+}
+
+/* Room for count more slots' words and 4 floats each (position,
+ * velocity) in the member's host memory, to fill; then enter puts them
+ * in the slots after those in use. Room must be reserved. */
+static ck_status inbox(ck_gas *member, size_t count, uint32_t **words,
+                       float **reals) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  if (state->particles + count > member->config.particles)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a member of %zu slots given %zu more to its %u",
+                    member->config.particles, count, state->particles);
+  /* The writes read the staging after they are asked for: one still
+   * pending is waited for before it is filled again. */
+  if (state->staging_pending)
+    CK_TRY(ck_queue_finish(state->queue));
+  state->staging_pending = 0;
+  CK_TRY(ck__gas_member_inbox_room(state, count));
+  CK_TRY(ck__gas_hold_host(state, &state->staging, &state->staging_bytes,
+                           count * (4 * sizeof(float) + sizeof(uint32_t))));
+  *words = state->staging;
+  *reals = (float *)(*words + count);
+fail:
+  return status;
+}
+
+static ck_status enter(ck_gas *member, size_t count) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t *words = state->staging;
+  float *reals = (float *)(words + count);
+  if (count == 0)
+    return CK_OK;
+  CK_TRY(ck_buffer_write(state->queue, state->in_word, 0, 4 * count, words,
+                         CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->in_real, 0, 16 * count, reals,
+                         CK_NONBLOCKING, NULL));
+  state->staging_pending = 1;
+  CK_TRY(member->steps->enter(state, state->particles, (uint32_t)count));
+  state->particles += (uint32_t)count;
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_append(ck_gas *member, size_t count,
+                                const uint32_t *words, const float *reals,
+                                uint32_t stride, int ghost) {
+  ck_status status = CK_OK;
+  uint32_t *inbox_words = NULL;
+  float *inbox_reals = NULL;
+  if (count == 0)
+    return CK_OK;
+  CK_TRY(inbox(member, count, &inbox_words, &inbox_reals));
+  /* Position and velocity (a ghost's velocity zero: it is not moved). */
+  for (size_t e = 0; e < count; ++e) {
+    const float *entry = reals + (size_t)stride * e;
+    inbox_reals[4 * e] = entry[0];
+    inbox_reals[4 * e + 1] = entry[1];
+    inbox_reals[4 * e + 2] = stride == 4 ? entry[2] : 0.0f;
+    inbox_reals[4 * e + 3] = stride == 4 ? entry[3] : 0.0f;
+    inbox_words[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
+  }
+  CK_TRY(enter(member, count));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
+                                double reach, int stage, uint32_t counts[2]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  CK_TRY(member->steps->select(state, mode, lo, hi, reach, stage, counts));
+  uint32_t most = counts[0] > counts[1] ? counts[0] : counts[1];
+  if (most > state->message_capacity) {
+    /* Room for the counts and half as many again, then the same
+     * selection: a ghost dropped twice stays dropped. */
+    uint32_t grown = most + most / 2;
+    CK_TRY(ck__gas_member_messages(state, grown));
+    CK_TRY(member->steps->select(state, mode, lo, hi, reach, stage, counts));
+  }
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], int ghost, int stage,
+                              const void *out[2]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t capacity = state->message_capacity;
+  size_t entry = 4 * (size_t)ck_gas_entry_words(ghost);
+  size_t at[2], bytes[2];
+  for (int side = 0; side < 2; ++side) {
+    uint32_t word = ck_gas_message_at(side, capacity);
+    at[side] = 4 * (size_t)word;
+    bytes[side] = entry * counts[side];
+    if (counts[side] > 0)
+      CK_TRY(member->steps->post(
+          state, (uint32_t)side * capacity, counts[side], shift[side], ghost,
+          word, ghost ? ck_gas_kept_at(2 * stage + side, capacity) : 0, stage));
+  }
+  if (out) {
+    CK_TRY(read_sides(state, state->out_packed, at, bytes, out));
+    CK_TRY(ck_queue_finish(state->queue));
+  }
+fail:
+  return status;
+}
+
+/* Where ck__gas_member_admit reads the entries of `kind` (0: migrants,
+ * 1: ghosts) from `side` (0: the previous member) in the packed inbox, in
+ * words: both sides' migrants, then both sides' ghosts. */
+static size_t inbox_at(int kind, int side, const uint32_t migrants[2],
+                       const uint32_t ghosts[2]) {
+  const uint32_t *counts = kind ? ghosts : migrants;
+  size_t at =
+      kind ? CK_GAS_ENTRY_WORDS * ((size_t)migrants[0] + migrants[1]) : 0;
+  return at + (side ? ck_gas_entry_words(kind) * (size_t)counts[0] : 0);
+}
+
+ck_status ck__gas_member_forward(ck_gas *sender, int side, ck_gas *receiver,
+                                 int from, const uint32_t migrants[2],
+                                 const uint32_t ghosts[2], ck__peer *peer) {
+  ck_status status = CK_OK;
+  gas_state *out = &sender->state, *in = &receiver->state;
+  uint32_t capacity = out->message_capacity;
+  /* A cells-mode step out puts its exports where a rebuild keeps its
+   * own (ck_gas_member_put); a rebuild posts either kind as a message. */
+  int cells = out->neighbors == CK_GAS_CELLS;
+  size_t source[2] = {ck_gas_message_at(side, capacity),
+                      cells ? ck_gas_kept_at(side, capacity)
+                            : ck_gas_message_at(side, capacity)};
+  uint32_t counts[2] = {migrants[from], ghosts[from]};
+  for (int kind = 0; kind < 2; ++kind)
+    if (counts[kind] > 0)
+      CK_TRY(
+          ck__peer_copy(peer, in->queue, in->in_packed,
+                        4 * inbox_at(kind, from, migrants, ghosts), out->queue,
+                        out->out_packed, 4 * source[kind],
+                        4 * (size_t)ck_gas_entry_words(kind) * counts[kind]));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_expect(ck_gas **member, size_t entries,
+                                uint32_t kept) {
+  (*member)->state.inbox_kept = kept;
+  ck_status status =
+      ck__gas_member_reserve(member, ck__gas_member_slots(*member) + entries);
+  if (status == CK_OK)
+    status = ck__gas_member_inbox_room(&(*member)->state,
+                                       entries + kept / CK_GAS_GHOST_WORDS);
+  return status;
+}
+
+ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
+                               const uint32_t ghosts[2],
+                               const void *const in[2], double lo, double hi,
+                               int stage, uint32_t base, uint32_t *stray) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  static const uint32_t none = CK_GAS_NO_STRAY;
+  size_t arrived = (size_t)migrants[0] + migrants[1];
+  size_t count = arrived + ghosts[0] + ghosts[1];
+  const size_t migrant = 4 * CK_GAS_ENTRY_WORDS, ghost = 4 * CK_GAS_GHOST_WORDS;
+  assert(in || base == 0);
+  if (state->particles + count > member->config.particles ||
+      count + base / CK_GAS_GHOST_WORDS > state->inbox_capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "a member of %zu slots given %zu more to its %u",
+                    member->config.particles, count, state->particles);
+  if (in) {
+    /* The migrants of both sides, then the ghosts, in one write. */
+    const void *pieces[4] = {NULL, NULL, NULL, NULL};
+    size_t sizes[4], at = 0;
+    for (int kind = 0; kind < 2; ++kind)
+      for (int side = 0; side < 2; ++side) {
+        const unsigned char *message = in[side];
+        size_t size = kind ? ghosts[side] * ghost : migrants[side] * migrant;
+        assert(at == 4 * inbox_at(kind, side, migrants, ghosts));
+        sizes[2 * kind + side] = size;
+        if (size > 0)
+          pieces[2 * kind + side] =
+              message + (kind ? migrants[side] * migrant : 0);
+        at += size;
+      }
+    CK_TRY(ck__gas_write_staged(state, state->in_packed, 4 * (size_t)base, 4,
+                                pieces, sizes));
+  }
+  CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
+                         CK_NONBLOCKING, NULL));
+  if (arrived > 0)
+    CK_TRY(member->steps->accept(state, state->particles, (uint32_t)arrived, 0,
+                                 0, base, lo, hi, stage));
+  state->particles += (uint32_t)arrived;
+  if (count > arrived)
+    CK_TRY(member->steps->accept(
+        state, state->particles, (uint32_t)(count - arrived), 1, ghosts[0],
+        base + (uint32_t)(arrived * CK_GAS_ENTRY_WORDS), lo, hi, stage));
+  state->particles += (uint32_t)(count - arrived);
+  CK_TRY(ck_buffer_read(state->queue, state->member_counts, 8, 4, stray,
+                        CK_NONBLOCKING, NULL));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_stray(ck_gas *member, uint32_t base, uint32_t entry,
+                               uint32_t *word, float position[2]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t read[3];
+  size_t at = 4 * ((size_t)base + (size_t)entry * CK_GAS_ENTRY_WORDS);
+  CK_TRY(ck_buffer_read(state->queue, state->in_packed, at, sizeof read, read,
+                        CK_BLOCKING, NULL));
+  *word = read[0];
+  memcpy(position, &read[1], 2 * sizeof *position);
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  for (int side = 0; side < 2; ++side)
+    CK_TRY(member->steps->mark(state, (uint32_t)side * state->message_capacity,
+                               counts[side]));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
+                              const uint32_t exports[4],
+                              const size_t ghosts[4]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t capacity = state->message_capacity;
+  CK_TRY(member->steps->neighbors(state, 1));
+  state->particles = (uint32_t)kept;
+  /* A new rebuild is flagged from here on, and nothing is missing yet;
+   * a list's overflow (flags[1]) stays until the sums report it. */
+  static const uint32_t clear = 0;
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, 4, &clear, CK_BLOCKING,
+                         NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear, CK_BLOCKING,
+                         NULL));
+  /* The exports by what the rebuild kept of them, the ghosts by their
+   * entries in the packed inbox, as appended: stage 1's past stage 0's. */
+  for (int side = 0; side < 4; ++side)
+    if (exports[side] > 0)
+      CK_TRY(member->steps->locate(state, 0, (uint32_t)side * capacity,
+                                   exports[side],
+                                   ck_gas_kept_at(side, capacity), 0));
+  size_t first = ghosts[0] + ghosts[1];
+  CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)first, 0,
+                               (uint32_t)ghosts[0]));
+  if (ghosts[2] + ghosts[3] > 0)
+    CK_TRY(member->steps->locate(
+        state, 1, (uint32_t)first, (uint32_t)(ghosts[2] + ghosts[3]),
+        (uint32_t)(first * CK_GAS_GHOST_WORDS), (uint32_t)ghosts[2]));
+  state->inbox_kept = 0;
+fail:
+  return status;
+}
+
+/* A cells-mode member's region (ck_gas_member_put) in its packed
+ * outbox: its first word, and its words an entry. */
+static size_t region_at(const gas_state *state, int region, size_t *words) {
+  uint32_t capacity = state->message_capacity;
+  *words = ck_gas_entry_words(region >= 2);
+  return region < 2 ? ck_gas_message_at(region, capacity)
+                    : ck_gas_kept_at(region - 2, capacity);
+}
+
+/* Reads entries [from, to) of a cells-mode member's region to the same
+ * place in its host copy of the packed outbox (past 4 words of counts),
+ * without a wait. */
+static ck_status read_entries(gas_state *state, int region, size_t from,
+                              size_t to) {
+  size_t words, at = region_at(state, region, &words) + words * from;
+  uint32_t *copy = (uint32_t *)state->read_host + 4;
+  if (to <= from)
+    return CK_OK;
+  return ck_buffer_read(state->queue, state->out_packed, 4 * at,
+                        4 * words * (to - from), copy + at, CK_NONBLOCKING,
+                        NULL);
+}
+
+/* A grid's stage 1 asked again starts from its words as they were: its
+ * first call made ghosts of the leavers it stored, which stage 1 would
+ * pass on as ghosts. Kept in the member's id snapshot (made to hold its
+ * slots). */
+static ck_status snapshot_words(gas_state *state, int back) {
+  ck_status status = CK_OK;
+  size_t bytes = 4 * (size_t)state->particles, size = 0;
+  if (bytes == 0)
+    return CK_OK;
+  if (state->id_snapshot)
+    CK_TRY(ck_buffer_get_size(state->id_snapshot, &size));
+  if (!back && size < bytes) {
+    ck_buffer_destroy(state->id_snapshot);
+    state->id_snapshot = NULL;
+    CK_TRY(ck__buffer_make_zeroed(state->queue, state->slots, 4, "id snapshot",
+                                  &state->id_snapshot));
+  }
+  CK_TRY(back ? ck_buffer_copy(state->queue, state->id, 0, state->id_snapshot,
+                               0, bytes, NULL)
+              : ck_buffer_copy(state->queue, state->id_snapshot, 0, state->id,
+                               0, bytes, NULL));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
+                               double reach, const double shift[2], int stage,
+                               int entries, ck__gas_outbox *out) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t *counts = NULL;
+  assert(stage == 0 || !move);
+  if (stage == 1)
+    CK_TRY(snapshot_words(state, 0));
+  for (int again = 0;; again = 1) {
+    size_t capacity = state->message_capacity;
+    CK_TRY(ck__gas_hold_host(
+        state, &state->read_host, &state->read_bytes,
+        4 * (4 + (entries ? CK_GAS_PACKED_WORDS * capacity : 0))));
+    counts = state->read_host;
+    if (again && stage == 1)
+      CK_TRY(snapshot_words(state, 1));
+    CK_TRY(member->steps->leave(state, again ? 0 : move, lo, hi, reach, shift,
+                                again && stage == 0, stage));
+    /* The counts and, unasked, as many entries as they are likely to be:
+     * one wait in all, most steps. */
+    size_t guess[4] = {0, 0, 0, 0};
+    CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
+                          4 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
+    for (int region = 0; entries && region < 4; ++region) {
+      guess[region] = state->leave_guess[region] < capacity
+                          ? state->leave_guess[region]
+                          : capacity;
+      CK_TRY(read_entries(state, region, 0, guess[region]));
+    }
+    CK_TRY(ck_queue_finish(state->queue));
+    uint32_t most = 0, more = 0;
+    for (int region = 0; region < 4; ++region)
+      most = counts[region] > most ? counts[region] : most;
+    if (most <= capacity) {
+      for (int region = 0; entries && region < 4; ++region)
+        if (counts[region] > guess[region]) {
+          CK_TRY(read_entries(state, region, guess[region], counts[region]));
+          more = 1;
+        }
+      if (more)
+        CK_TRY(ck_queue_finish(state->queue));
+      break;
+    }
+    if (again)
+      CK_FAIL(CK_ERROR_DEVICE, "a member's outbox overflowed twice");
+    /* Room for them and half as many again; the leavers stored already
+     * are ghosts here now, and are stored again as such. */
+    CK_TRY(ck__gas_member_messages(state, most + most / 2 + 1));
+  }
+  for (int region = 0; region < 4; ++region) {
+    size_t words;
+    state->leave_guess[region] = counts[region] + counts[region] / 4 + 32;
+    out->counts[region] = counts[region];
+    out->entries[region] =
+        entries ? counts + 4 + region_at(state, region, &words) : NULL;
+  }
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_resort(ck_gas *member, size_t kept) {
+  ck_status status = member->steps->neighbors(&member->state, 1);
+  if (status == CK_OK)
+    member->state.particles = (uint32_t)kept;
+  return status;
+}
+
+ck_status ck__gas_member_drift(ck_gas *member) {
+  return member->steps->kick_drift(&member->state);
+}
+
+ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
+                              const double shift[2], int stage,
+                              const void *out[2], uint32_t flags[3]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  size_t at[2], bytes[2];
+  for (int side = 0; side < 2; ++side) {
+    uint32_t base = (uint32_t)(2 * stage + side) * state->message_capacity;
+    at[side] = (size_t)base * 8;
+    bytes[side] = (size_t)counts[side] * 8;
+    if (counts[side] > 0)
+      CK_TRY(
+          member->steps->gather(state, base, counts[side], shift[side], stage));
+  }
+  if (out)
+    CK_TRY(read_sides(state, state->out_real, at, bytes, out));
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, flags,
+                        CK_NONBLOCKING, NULL));
+  CK_TRY(ck_queue_finish(state->queue));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
+                                const size_t counts[2],
+                                const void *const positions[2]) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  size_t count = counts[0] + counts[1];
+  if (count == 0)
+    return CK_OK;
+  if (positions) {
+    size_t sizes[2] = {8 * counts[0], 8 * counts[1]};
+    CK_TRY(ck__gas_write_staged(state, state->in_real, 0, 2, positions, sizes));
+  }
+  CK_TRY(member->steps->unpack(state, (uint32_t)base, (uint32_t)count));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
+                              ck_gas *receiver, size_t first, ck__peer *peer) {
+  gas_state *from = &sender->state, *to = &receiver->state;
+  size_t base = (size_t)side * from->message_capacity;
+  return ck__peer_copy(peer, to->queue, to->in_real, first * 8, from->queue,
+                       from->out_real, base * 8, (size_t)count * 8);
+}

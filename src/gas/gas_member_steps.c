@@ -1,0 +1,241 @@
+/*
+ * gas_member_steps.c - a spread member's own steps (ck_gas.h's spread
+ * members): its forces in parts, its sums, census, scaling and g(r),
+ * its own particles read back, and its resident steps. What crosses
+ * between members is gas_member_exchange.c's.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gas/gas_internal.h"
+
+ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
+                                uint64_t kick_step) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  assert(part == 0 || state->part_mark);
+  state->with_energy = with_energy;
+  state->kick_step = kick_step;
+  state->ahead = 0;
+  state->force_part = part;
+  CK_TRY(member->steps->forces(state));
+  /* A kick the forces did not make kicks every slot: after the last
+   * part. */
+  if (state->kick_step && part != 1)
+    CK_TRY(member->steps->kick(state, kick_step));
+fail:
+  state->kick_step = 0;
+  state->force_part = 0;
+  return status;
+}
+
+ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
+                               double reach) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  if (!state->part_mark)
+    CK_TRY(ck__buffer_make_zeroed(state->queue, state->slots, 4, "part marks",
+                                  &state->part_mark));
+  CK_TRY(member->steps->parts(state, borders, reach));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_sums(ck_gas *member, double sums[5],
+                              uint32_t *overflow) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t flags[2] = {0, 0};
+  if (state->particles == 0) {
+    memset(sums, 0, 5 * sizeof *sums);
+  } else {
+    CK_TRY(member->steps->reduce(state, sums));
+  }
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
+                        CK_BLOCKING, NULL));
+  *overflow = flags[1];
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_census(ck_gas *member, uint64_t census[3]) {
+  if (member->state.particles == 0) {
+    census[0] = census[1] = census[2] = 0;
+    return CK_OK;
+  }
+  return member->steps->census(&member->state, census);
+}
+
+ck_status ck__gas_member_scale(ck_gas *member, double factor) {
+  if (member->state.particles == 0)
+    return CK_OK;
+  return member->steps->scale(&member->state, factor);
+}
+
+ck_status ck__gas_member_rdf(ck_gas *member, size_t bins, double range,
+                             uint64_t *counts) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t *sample = calloc(bins, sizeof *sample);
+  if (!sample)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if (state->rdf_bins != bins) {
+    ck_buffer_destroy(state->rdf_counts);
+    state->rdf_counts = NULL;
+    state->rdf_bins = 0;
+    CK_TRY(ck__buffer_make_zeroed(state->queue, bins, 4, "rdf histogram",
+                                  &state->rdf_counts));
+    state->rdf_bins = (uint32_t)bins;
+  }
+  if (state->particles > 0) {
+    CK_TRY(ck_buffer_write(state->queue, state->rdf_counts, 0, bins * 4, sample,
+                           CK_BLOCKING, NULL));
+    CK_TRY(member->steps->rdf(state, (uint32_t)bins, range));
+    CK_TRY(ck_buffer_read(state->queue, state->rdf_counts, 0, bins * 4, sample,
+                          CK_BLOCKING, NULL));
+  }
+  for (size_t b = 0; b < bins; ++b)
+    counts[b] += sample[b];
+fail:
+  free(sample);
+  return status;
+}
+
+ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,
+                             float *positions, float *velocities, float *forces,
+                             float *energies, float *virials) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  size_t n = state->particles;
+  uint32_t *words = malloc((n ? n : 1) * sizeof *words);
+  float *scratch = malloc((n ? n : 1) * 2 * sizeof *scratch);
+  if (!words || !scratch)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles", n);
+  CK_TRY(ck__gas_read_slots(state, state->id, n, 4, words));
+  size_t own = 0;
+  for (size_t k = 0; k < n; ++k)
+    if (ck_gas_own(words[k]))
+      ids[own++] = words[k];
+  *count = own;
+  /* Each array asked for, compacted to the own slots alone. */
+  struct {
+    float *out;
+    ck_buffer *buffer;
+    size_t width;
+  } arrays[] = {{positions, state->position, 2},
+                {velocities, state->velocity, 2},
+                {forces, state->force, 2},
+                {energies, state->energy, 1},
+                {virials, state->virial, 1}};
+  for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a) {
+    if (!arrays[a].out)
+      continue;
+    size_t width = arrays[a].width;
+    CK_TRY(ck__gas_read_slots(state, arrays[a].buffer, n, width * 4, scratch));
+    size_t at = 0;
+    for (size_t k = 0; k < n; ++k)
+      if (ck_gas_own(words[k])) {
+        memcpy(arrays[a].out + width * at, scratch + width * k,
+               width * sizeof *scratch);
+        ++at;
+      }
+  }
+fail:
+  free(words);
+  free(scratch);
+  return status;
+}
+
+/* ---- resident steps -------------------------------------------------- */
+
+int ck__gas_member_can_reside(const ck_gas *member) {
+  return member->steps->pull != NULL && member->state.neighbors == CK_GAS_CELLS;
+}
+
+ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
+  gas_state *state = &member->state;
+  uint32_t words[CK_GAS_CONTROL_WORDS];
+  memset(words, 0, sizeof words);
+  words[CK_GAS_CONTROL_SORTED] = state->particles;
+  words[CK_GAS_CONTROL_APPENDED] = state->particles;
+  words[CK_GAS_CONTROL_OWN] = (uint32_t)own;
+  words[CK_GAS_CONTROL_STRAY] = CK_GAS_NO_STRAY;
+  /* From the staging, without a wait. */
+  const void *pieces[1] = {words};
+  const size_t sizes[1] = {sizeof words};
+  ck_status status =
+      ck__gas_write_staged(state, state->member_control, 0, 1, pieces, sizes);
+  /* A slab's neighbours read its tag (CK_GAS_CONTROL_READY) without its
+   * queue's order: it is 0 on the device before any of them steps. */
+  if (status == CK_OK && state->slab)
+    status = ck_queue_finish(state->queue);
+  if (status == CK_OK)
+    state->resident = 1;
+  return status;
+}
+
+ck_status ck__gas_member_source(ck_gas *member, const ck__peer *peer,
+                                ck__gas_source *source) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  CK_TRY(ck__peer_address(peer, state->out_packed, &source->packed));
+  CK_TRY(ck__peer_address(peer, state->member_control, &source->control));
+  source->capacity = state->message_capacity;
+  source->leavers = state->message_capacity;
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
+                            double hi, double reach, const double shift[2],
+                            uint32_t tag) {
+  gas_state *state = &member->state;
+  assert(state->resident);
+  state->parity = parity;
+  state->step_tag = tag;
+  return member->steps->leave(state, move, lo, hi, reach, shift, 0, 0);
+}
+
+ck_status ck__gas_member_come(ck_gas *member, int parity,
+                              const ck__gas_source from[2], double lo,
+                              double hi, int with_energy, uint64_t kick_step) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  assert(state->resident);
+  state->parity = parity;
+  CK_TRY(member->steps->pull(state, from, lo, hi));
+  CK_TRY(member->steps->neighbors(state, 1));
+  CK_TRY(ck__gas_member_forces(member, 0, with_energy, kick_step));
+fail:
+  return status;
+}
+
+ck_status ck__gas_member_inside(ck_gas *member, int *inside) {
+  uint32_t flags = 0;
+  gas_state *state = &member->state;
+  *inside = 0;
+  if (!state->member_control)
+    return CK_OK;
+  ck_status status = ck_buffer_read(state->queue, state->member_control,
+                                    4 * CK_GAS_CONTROL_FLAGS, sizeof flags,
+                                    &flags, CK_BLOCKING, NULL);
+  *inside = (flags & CK_GAS_OVERFLOW_INSIDE) != 0;
+  return status;
+}
+
+int ck__gas_member_waits(const ck_gas *member) {
+  return member->state.waits_for_tags;
+}
+
+ck_status ck__gas_member_settle(ck_gas *member,
+                                uint32_t words[CK_GAS_CONTROL_WORDS]) {
+  gas_state *state = &member->state;
+  ck_status status = ck_buffer_read(state->queue, state->member_control, 0,
+                                    CK_GAS_CONTROL_WORDS * sizeof *words, words,
+                                    CK_BLOCKING, NULL);
+  state->resident = 0;
+  if (status == CK_OK)
+    state->particles = words[CK_GAS_CONTROL_SORTED];
+  return status;
+}
