@@ -163,8 +163,6 @@ ck_status ck_gas_get_box(const ck_gas *gas, double *box_x, double *box_y,
 
 ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
                                 uint64_t *counts) {
-  ck_status status = CK_OK;
-  uint32_t *sample = NULL;
   CK__REQUIRE(gas);
   CK__REQUIRE(counts);
   if (bins < 1 || bins > (1u << 20))
@@ -189,29 +187,9 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
         "(%g: a cell's width, rc with Verlet lists or spread over devices, "
         "or half the box with all pairs)",
         range, reach);
-  if (gas->spread)
-    return ck__gas_spread_rdf(gas->spread, bins, range, counts);
-  if (state->rdf_bins != bins) {
-    ck_buffer_destroy(state->rdf_counts);
-    state->rdf_counts = NULL;
-    state->rdf_bins = 0;
-    CK_TRY(ck__buffer_make_zeroed(state->queue, bins, 4, "rdf histogram",
-                                  &state->rdf_counts));
-    state->rdf_bins = (uint32_t)bins;
-  }
-  sample = calloc(bins, sizeof *sample);
-  if (!sample)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  CK_TRY(ck_buffer_write(state->queue, state->rdf_counts, 0, bins * 4, sample,
-                         CK_BLOCKING, NULL));
-  CK_TRY(gas->steps->rdf(state, (uint32_t)bins, range));
-  CK_TRY(ck_buffer_read(state->queue, state->rdf_counts, 0, bins * 4, sample,
-                        CK_BLOCKING, NULL));
-  for (size_t b = 0; b < bins; ++b)
-    counts[b] += sample[b];
-fail:
-  free(sample);
-  return status;
+  /* One device's gas is a member alone: the same histogram. */
+  return gas->spread ? ck__gas_spread_rdf(gas->spread, bins, range, counts)
+                     : ck__gas_member_rdf(gas, bins, range, counts);
 }
 
 ck_status ck_gas_describe(const ck_gas *gas, ck_gas_config *config) {
