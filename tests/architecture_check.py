@@ -77,7 +77,6 @@ BACKEND_NAMES = {
     "src/ga/ga_create.c": 1,
     "src/ga/ga_spread.c": 1,
     "src/objectives/objectives.c": 1,
-    "src/objectives/problem.c": 6,
     "src/selfcheck/probe.c": 1,
 }
 BACKEND_NAME = re.compile(r"\bCK_BACKEND_[A-Z]+|\bck__cuda_\w+")

@@ -452,12 +452,10 @@ ck_status ck_device_batch_read_values(const ck_device_batch *batch,
     host_values_read(batch, values);
     return CK_OK;
   }
-#if CK_HAVE_CUDA
   if (batch->ordinal >= 0)
-    return ck__cuda_read_values(batch->ordinal, batch->stream, batch->values,
+    return ck__lent_values_read(batch->ordinal, batch->stream, batch->values,
                                 batch->value_size, batch->value_stride, values,
                                 batch->count);
-#endif
   return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                   "ck_device_batch_read_values: values in device memory are "
                   "read from a CUDA device only (ordinal %d)",
@@ -481,14 +479,12 @@ ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
                              .ordinal = -1};
   CK_TRY(ck_queue_finish(queue));
   ck_queue_get_device(queue, &device);
-#if CK_HAVE_CUDA
-  if (device->backend == CK_BACKEND_CUDA) {
-    batch->x = ck__cuda_pointer(x);
-    batch->ordinal = device->device_index;
-    batch->stream = ck__cuda_stream(queue);
+  if (ck__device_lends_memory(device)) {
+    void *address = NULL;
+    CK_TRY(ck__queue_lend(queue, x, &address, &batch->ordinal, &batch->stream));
+    batch->x = address;
     return CK_OK;
   }
-#endif
   /* Elsewhere a copy in the queue's page-locked memory, which the
    * device's runtime moves at full speed (and NumPy reads in place). */
   size_t bytes = count * dim * real_size;
@@ -519,12 +515,10 @@ ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
     return take_host_values(batch, queue, values);
   const ck_device *device = NULL;
   ck_queue_get_device(queue, &device);
-#if CK_HAVE_CUDA
-  if (device->backend == CK_BACKEND_CUDA)
-    return ck__cuda_take_values(queue, batch->values, batch->value_size,
-                                batch->value_stride, values, batch->real_size,
-                                batch->count);
-#endif
+  if (ck__device_lends_memory(device))
+    return ck__queue_take_lent_values(queue, batch->values, batch->value_size,
+                                      batch->value_stride, values,
+                                      batch->real_size, batch->count);
   return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                   "%s: values in device memory are taken from a CUDA device "
                   "only; on %s give them in host memory (values_on_host 1)",

@@ -408,6 +408,11 @@ int ck__device_shares_between_processes(const ck_device *device) {
   return device->backend == CK_BACKEND_CUDA;
 }
 
+int ck__device_lends_memory(const ck_device *device) {
+  assert(device);
+  return device->backend == CK_BACKEND_CUDA;
+}
+
 int ck__device_has_tf32(const ck_device *device) {
   assert(device);
 #if CK_HAVE_CUDA

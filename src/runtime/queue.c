@@ -577,3 +577,51 @@ ck_status ck_kernel_args_end(ck_kernel_args *args) {
                     args->kernel->name, args->next, expected);
   return CK_OK;
 }
+
+/* ---- Memory lent to other libraries (CUDA's device arrays) ------------- */
+
+ck_status ck__queue_lend(ck_queue *queue, const ck_buffer *buffer,
+                         void **address, int *ordinal, void **stream) {
+  assert(queue && buffer && address && ordinal && stream);
+#if CK_HAVE_CUDA
+  if (ck__device_lends_memory(&queue->device)) {
+    *address = ck__cuda_pointer(buffer);
+    *ordinal = queue->device.device_index;
+    *stream = ck__cuda_stream(queue);
+    return CK_OK;
+  }
+#endif
+  return ck__fail(CK_ERROR_UNSUPPORTED, "device %s lends no memory",
+                  queue->device.id);
+}
+
+ck_status ck__queue_take_lent_values(ck_queue *queue, const void *from,
+                                     size_t from_size, size_t stride,
+                                     ck_buffer *to, size_t to_size,
+                                     size_t count) {
+  assert(queue && to);
+#if CK_HAVE_CUDA
+  if (ck__device_lends_memory(&queue->device))
+    return ck__cuda_take_values(queue, from, from_size, stride, to, to_size,
+                                count);
+#else
+  (void)from, (void)from_size, (void)stride, (void)to_size, (void)count;
+#endif
+  return ck__fail(CK_ERROR_UNSUPPORTED, "device %s lends no memory",
+                  queue->device.id);
+}
+
+ck_status ck__lent_values_read(int ordinal, void *stream, const void *from,
+                               size_t from_size, size_t stride, double *to,
+                               size_t count) {
+#if CK_HAVE_CUDA
+  return ck__cuda_read_values(ordinal, stream, from, from_size, stride, to,
+                              count);
+#else
+  (void)stream, (void)from, (void)from_size, (void)stride, (void)to,
+      (void)count;
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "device memory of ordinal %d: this clkit has no CUDA",
+                  ordinal);
+#endif
+}

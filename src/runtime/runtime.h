@@ -35,6 +35,9 @@ const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
  *   other devices where their has_fp64 says so;
  * - has_vector_types: it compiles OpenCL C's vector types (float16 and
  *   the like), which the CUDA prelude does not spell;
+ * - lends_memory: its buffers can be read in place by other libraries
+ *   (a device pointer and a stream, ck__queue_lend), and values taken
+ *   from their memory (ck__queue_take_lent_values);
  * - shares_between_processes: other processes can open its buffers and
  *   events (CUDA IPC), and NCCL can send from and into them;
  * - has_tf32: cuBLAS's TF32 products run on tensor cores (CUDA, compute
@@ -44,7 +47,32 @@ int ck__device_runs_kernels(const ck_device *device);
 int ck__device_has_fp64(const ck_device *device);
 int ck__device_has_vector_types(const ck_device *device);
 int ck__device_shares_between_processes(const ck_device *device);
+int ck__device_lends_memory(const ck_device *device);
 int ck__device_has_tf32(const ck_device *device);
+
+/* A buffer lent in place, where ck__device_lends_memory(): its device
+ * address, its device's ordinal and the queue's stream (a cudaStream_t).
+ * Returns CK_OK, or CK_ERROR_UNSUPPORTED elsewhere. */
+ck_status ck__queue_lend(ck_queue *queue, const ck_buffer *buffer,
+                         void **address, int *ordinal, void **stream);
+
+/* A lender's values into `to`, in the queue's order: count values of
+ * from_size bytes (4 or 8) at `from` in the device's memory, stride
+ * apart, into to_size bytes each (4 or 8), NaN as the largest value of
+ * to's precision and the rest clamped to its range. CK_ERROR_UNSUPPORTED
+ * where the device lends no memory. */
+ck_status ck__queue_take_lent_values(ck_queue *queue, const void *from,
+                                     size_t from_size, size_t stride,
+                                     ck_buffer *to, size_t to_size,
+                                     size_t count);
+
+/* count values of from_size bytes, stride apart, in the memory of the
+ * lending device `ordinal`, copied in `stream`'s order into host memory
+ * as doubles, once the stream's work before them is done.
+ * CK_ERROR_UNSUPPORTED in a build that lends no memory. */
+ck_status ck__lent_values_read(int ordinal, void *stream, const void *from,
+                               size_t from_size, size_t stride, double *to,
+                               size_t count);
 
 /* The major version of PoCL that runs an OpenCL device, or 0 for any
  * other runtime or backend: for working around what a PoCL release is
