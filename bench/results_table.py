@@ -994,8 +994,8 @@ def epyc_peak():
 on PoCL, five times each, and the median of each measure. clpeak's
 multiply-adds each wait on the one before, as clkit's `fp32_chain` and
 `fp64_chain` do ([docs/peak.md](../docs/peak.md#against-clpeak)). A
-build on the same two cores ran meanwhile; earlier runs moved the read
-ratio between 0.82 and 1.28.
+build shared the two cores. On shared cores the read ratio ranges from
+0.82 to 1.28 between runs.
 
 {source([run], EPYC2 + "; clpeak 1.1.2 (Debian 12)", "2026-11-28",
         "`python3 bench/peak_vs_clpeak.py build/tools/clkit --repeat 5`")}

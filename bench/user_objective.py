@@ -32,14 +32,9 @@ import sys
 import tempfile
 import time
 
-RASTRIGIN_CL = """
-float objective(const float *x, int dim) {
-  float sum = 10.0f * dim;
-  for (int d = 0; d < dim; ++d)
-    sum += x[d] * x[d] - 10.0f * cos(6.283185307f * x[d]);
-  return sum;
-}
-"""
+# The Rastrigin source that bench/python_pso.py times too.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_pso import RASTRIGIN_CL  # noqa: E402
 
 # Levy's function: w_i = 1 + (x_i - 1) / 4.
 LEVY_CL = """
