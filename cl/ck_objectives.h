@@ -33,6 +33,9 @@
 #define CK_OBJECTIVE_LSQ 10  /* data-driven least squares: separate kernels */
 #define CK_OBJECTIVE_USER 11 /* user OpenCL C: separate kernel */
 #define CK_OBJECTIVE_HOST 12 /* evaluated on the host: values written */
+/* Whether ck_objective_term gives a second share to fold (its aux_term). */
+#define CK_OBJECTIVE_HAS_AUX(id)                                               \
+  ((id) == CK_OBJECTIVE_GRIEWANK || (id) == CK_OBJECTIVE_ACKLEY)
 
 /* Schwefel 2.26's offset: 418.98288727243380 per dimension. */
 #define CK_SCHWEFEL_OFFSET 418.9828872724337998

@@ -50,13 +50,16 @@
 #if CK_PSO_FUSE_USER
 /* The user's objective at particle p's position, which this work-item has
  * just written: gathered into private memory, as its signature asks, as
- * ck_evaluate_user does, so that the values are the same bits. */
+ * ck_evaluate_user does, so that the values are the same bits. The
+ * dimension is the constant CK_DIM (dim's value), so that a compiler can
+ * unroll both loops and keep the position in registers. */
 static ck_real fused_user_value(uint p, uint n, int dim,
                                 __global const ck_real *x) {
   float position[CK_DIM];
-  for (int d = 0; d < dim; ++d)
+  (void)dim;
+  for (int d = 0; d < CK_DIM; ++d)
     position[d] = (float)x[(ulong)d * n + p];
-  return (ck_real)objective(position, dim);
+  return (ck_real)objective(position, CK_DIM);
 }
 #endif
 

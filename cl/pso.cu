@@ -9,31 +9,58 @@
  * bit for bit.
  *
  * Work: a block of CK_WARP_WIDTH x CK_PSO_ROWS threads serves a warp's
- * width of particles. Thread
- * (x, y) takes particle x of the block and its dimension pairs y,
- * y + ROWS, ... (one Philox block a pair, as in ck_pso_move_particle),
- * so that a warp (one y) reads and writes 32 neighbouring particles of a
- * dimension at once. The coordinates' objective shares go through shared
- * memory, and row 0 folds them in coordinate order. Row 0, a warp, then
- * finds the block's best personal best by shuffles; the block that
- * arrives last folds the blocks' candidates, copies the winner into
- * gbest and records the history.
+ * width of particles. Thread (x, y) takes particle x of the block and its
+ * dimension pairs y, y + ROWS, ... (one Philox block a pair, as in
+ * ck_pso_move_particle), so that a warp (one y) reads and writes 32
+ * neighbouring particles of a dimension at once. Rounds go in groups of
+ * CK_PSO_GROUP_ROUNDS: a thread moves all its pairs of a group before
+ * the block meets at a barrier, so that their loads overlap. A group's
+ * coordinates and their objective shares go through shared memory, and
+ * row 0 folds them in coordinate order. Row 0, a warp, then finds the
+ * block's best personal best by shuffles; the block that arrives last
+ * folds the blocks' candidates, copies the winner into gbest and records
+ * the history.
  *
- * Build-time defines (src/pso/pso_cuda.c): CK_OBJECTIVE (a streamed one),
- * CK_BOUNDS, CK_DIM, CK_PSO_ROWS (1 to 32), CK_REAL_DOUBLE=0.
+ * A user objective without data (CK_OBJECTIVE_USER, its source placed
+ * before this file) takes the whole position: one group holds every
+ * dimension, and row 0 calls objective() on particle x's row of the
+ * shared coordinates.
+ *
+ * Build-time defines (src/pso/pso_cuda.c): CK_OBJECTIVE (a streamed one,
+ * or the user's), CK_BOUNDS, CK_DIM, CK_PSO_ROWS (1 to 32),
+ * CK_PSO_GROUP_ROUNDS (1 to the rounds), CK_PSO_MIN_BLOCKS (blocks an SM
+ * should hold at once: registers are limited to fit them),
+ * CK_REAL_DOUBLE=0.
  */
 #define CK_CUDA_NATIVE 1
 #include "ck_pso.h"
 #include "ck_warp.h"
 
 #if !defined(CK_OBJECTIVE) || !defined(CK_BOUNDS) || !defined(CK_DIM) ||       \
-    !defined(CK_PSO_ROWS)
-#error "pso.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM and CK_PSO_ROWS"
+    !defined(CK_PSO_ROWS) || !defined(CK_PSO_GROUP_ROUNDS) ||                  \
+    !defined(CK_PSO_MIN_BLOCKS)
+#error "pso.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM and the CK_PSO_ sizes"
 #endif
 
 #define PAIRS ((CK_DIM + 1) / 2)
 #define ROUNDS ((PAIRS + CK_PSO_ROWS - 1) / CK_PSO_ROWS)
 #define BLOCK (CK_WARP_WIDTH * CK_PSO_ROWS)
+#define GROUP_ROUNDS CK_PSO_GROUP_ROUNDS
+#define GROUPS ((ROUNDS + GROUP_ROUNDS - 1) / GROUP_ROUNDS)
+/* Coordinates a group. A particle's row of them in shared memory has an
+ * odd stride, so that a warp's 32 particles of one coordinate fall in 32
+ * banks. */
+#define SLOTS (2 * CK_PSO_ROWS * GROUP_ROUNDS)
+#define STRIDE (SLOTS | 1)
+#define USER (CK_OBJECTIVE == CK_OBJECTIVE_USER)
+#define AUX CK_OBJECTIVE_HAS_AUX(CK_OBJECTIVE)
+
+#if USER && GROUPS != 1
+#error "pso.cu: a user objective needs every dimension in one group"
+#endif
+#if !USER && CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT
+#error "pso.cu: the objective must be a streamed one or the user's"
+#endif
 
 /*
  * One iteration; thread (x, y) as above. Particles past n take part in
@@ -44,10 +71,9 @@
  * candidate per block; arrivals counts the blocks done and is zero
  * between launches.
  */
-extern "C" __global__ void __launch_bounds__(BLOCK)
+extern "C" __global__ void __launch_bounds__(BLOCK, CK_PSO_MIN_BLOCKS)
     ck_pso_cuda_step(unsigned n, unsigned first, unsigned long long seed,
-                     float w, float c1, float c2,
-                     const float *__restrict__ lo,
+                     float w, float c1, float c2, const float *__restrict__ lo,
                      const float *__restrict__ hi,
                      const float *__restrict__ vmax, float *__restrict__ x,
                      float *__restrict__ v, float *__restrict__ pbest,
@@ -57,10 +83,14 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
                      float target, unsigned has_target, unsigned *done,
                      float *block_values, unsigned *block_indices,
                      unsigned *arrivals) {
-  /* A round's coordinates and their objective shares, [dimension][x]. */
-  __shared__ float coordinates[2 * CK_PSO_ROWS][CK_WARP_WIDTH];
-  __shared__ float sums[2 * CK_PSO_ROWS][CK_WARP_WIDTH],
-      auxes[2 * CK_PSO_ROWS][CK_WARP_WIDTH];
+  /* A group's coordinates and their objective shares, [x][slot]. */
+  __shared__ float coordinates[CK_WARP_WIDTH][STRIDE];
+#if !USER
+  __shared__ float sums[CK_WARP_WIDTH][STRIDE];
+#if AUX
+  __shared__ float auxes[CK_WARP_WIDTH][STRIDE];
+#endif
+#endif
   __shared__ float values[CK_WARP_WIDTH];
   __shared__ int improved[CK_WARP_WIDTH], last;
   __shared__ float warp_values[CK_PSO_ROWS];
@@ -75,59 +105,88 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
   int live = p < n && !finished;
   ck_objective_state state;
   ck_objective_begin(CK_OBJECTIVE, &state);
-  float carried = 0.0f; /* the last coordinate of the previous round */
+#if !USER
+  float carried = 0.0f; /* the last coordinate of the previous group */
+#endif
 
-  for (int round = 0; round < (finished ? 0 : ROUNDS); ++round) {
-    int pair = round * CK_PSO_ROWS + (int)row;
-    int own = live && pair < PAIRS;
-    float moved[2] = {0.0f, 0.0f};
-    if (own) {
-      /* Particle p of a slice draws as particle first + p of the swarm. */
-      ck_philox_counter r =
-          ck_pso_move_block(seed, first + p, CK_DIM, iteration, pair);
+  for (int group = 0; group < (finished ? 0 : GROUPS); ++group) {
+    /* This thread's pairs of the group: moved, written back, and kept in
+     * shared memory. */
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        int d = 2 * pair + half;
-        if (d < CK_DIM) {
-          size_t at = (size_t)d * n + p;
-          float velocity = v[at];
-          moved[half] = ck_pso_move_coordinate(
-              CK_BOUNDS, first + p, CK_DIM, d, seed, iteration, w, c1, c2,
-              ck_uniform_real(half ? r.v[2] : r.v[0]),
-              ck_uniform_real(half ? r.v[3] : r.v[1]), x[at], &velocity,
-              pbest[at], gbest[d], lo[d], hi[d], vmax[d]);
-          x[at] = moved[half];
-          v[at] = velocity;
+    for (int g = 0; g < GROUP_ROUNDS; ++g) {
+      int pair = (group * GROUP_ROUNDS + g) * CK_PSO_ROWS + (int)row;
+      int slot = 2 * (g * CK_PSO_ROWS + (int)row);
+      float moved[2] = {0.0f, 0.0f};
+      if (live && pair < PAIRS) {
+        /* Particle p of a slice draws as particle first + p of the
+         * swarm. */
+        ck_philox_counter r =
+            ck_pso_move_block(seed, first + p, CK_DIM, iteration, pair);
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          int d = 2 * pair + half;
+          if (d < CK_DIM) {
+            size_t at = (size_t)d * n + p;
+            float velocity = v[at];
+            moved[half] = ck_pso_move_coordinate(
+                CK_BOUNDS, first + p, CK_DIM, d, seed, iteration, w, c1, c2,
+                ck_uniform_real(half ? r.v[2] : r.v[0]),
+                ck_uniform_real(half ? r.v[3] : r.v[1]), x[at], &velocity,
+                pbest[at], gbest[d], lo[d], hi[d], vmax[d]);
+            x[at] = moved[half];
+            v[at] = velocity;
+          }
         }
       }
+      coordinates[lane][slot] = moved[0];
+      coordinates[lane][slot + 1] = moved[1];
     }
-    coordinates[2 * row][lane] = moved[0];
-    coordinates[2 * row + 1][lane] = moved[1];
     __syncthreads();
-    /* The first coordinate's previous one is the row before's second, or
-     * the previous round's last. */
-    float before = row > 0 ? coordinates[2 * row - 1][lane] : carried;
-    ck_objective_term(CK_OBJECTIVE, 2 * pair, moved[0], before,
-                      &sums[2 * row][lane], &auxes[2 * row][lane]);
-    ck_objective_term(CK_OBJECTIVE, 2 * pair + 1, moved[1], moved[0],
-                      &sums[2 * row + 1][lane], &auxes[2 * row + 1][lane]);
+#if !USER
+    /* The shares of this thread's coordinates; a group's first coordinate
+     * follows the previous group's last. */
+#pragma unroll
+    for (int g = 0; g < GROUP_ROUNDS; ++g) {
+      int slot = 2 * (g * CK_PSO_ROWS + (int)row);
+      int d = group * SLOTS + slot;
+      float before = slot > 0 ? coordinates[lane][slot - 1] : carried;
+      float aux[2];
+      ck_objective_term(CK_OBJECTIVE, d, coordinates[lane][slot], before,
+                        &sums[lane][slot], &aux[0]);
+      ck_objective_term(CK_OBJECTIVE, d + 1, coordinates[lane][slot + 1],
+                        coordinates[lane][slot], &sums[lane][slot + 1],
+                        &aux[1]);
+#if AUX
+      auxes[lane][slot] = aux[0];
+      auxes[lane][slot + 1] = aux[1];
+#endif
+    }
     __syncthreads();
     if (row == 0) {
-      for (int k = 0; k < 2 * CK_PSO_ROWS; ++k) {
-        int d = 2 * round * CK_PSO_ROWS + k;
-        if (d < CK_DIM)
-          ck_objective_combine(CK_OBJECTIVE, &state, d, coordinates[k][lane],
-                               sums[k][lane], auxes[k][lane]);
-      }
+      for (int k = 0; k < SLOTS && group * SLOTS + k < CK_DIM; ++k)
+        ck_objective_combine(CK_OBJECTIVE, &state, group * SLOTS + k,
+                             coordinates[lane][k], sums[lane][k],
+#if AUX
+                             auxes[lane][k]
+#else
+                             0.0f
+#endif
+        );
     }
-    carried = coordinates[2 * CK_PSO_ROWS - 1][lane];
-    __syncthreads(); /* the arrays are rewritten by the next round */
+    carried = coordinates[lane][SLOTS - 1];
+    __syncthreads(); /* the arrays are rewritten by the next group */
+#endif
   }
 
   /* The personal best: row 0 decides, every row copies its dimensions. */
   if (row == 0) {
+#if USER
+    float value = live ? ck_comparable(objective(&coordinates[lane][0], CK_DIM))
+                       : CK_REAL_MAX;
+#else
     float value =
         ck_comparable(ck_objective_finish(CK_OBJECTIVE, &state, CK_DIM));
+#endif
     float kept = live ? pbest_value[p] : CK_REAL_MAX;
     int better = live && value < kept;
     if (better)

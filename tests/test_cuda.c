@@ -38,10 +38,16 @@ static const struct {
             "-DCK_DIM=30 -DCK_USER_DATA=0 -DCK_REAL_DOUBLE=0"},
     {"pso", "-DCK_OBJECTIVE=10 -DCK_BOUNDS=1 -DCK_PSO_RING=1 -DCK_GROUP=256 "
             "-DCK_DIM=4 -DCK_USER_DATA=0 -DCK_REAL_DOUBLE=1"},
-    {"pso.cu", "-DCK_OBJECTIVE=1 -DCK_BOUNDS=0 -DCK_DIM=30 -DCK_PSO_ROWS=15 "
-               "-DCK_REAL_DOUBLE=0"},
-    {"pso.cu", "-DCK_OBJECTIVE=2 -DCK_BOUNDS=2 -DCK_DIM=7 -DCK_PSO_ROWS=4 "
-               "-DCK_REAL_DOUBLE=0"},
+    {"pso.cu",
+     "-DCK_OBJECTIVE=1 -DCK_BOUNDS=0 -DCK_DIM=30 -DCK_PSO_ROWS=15 "
+     "-DCK_PSO_GROUP_ROUNDS=1 -DCK_PSO_MIN_BLOCKS=4 -DCK_REAL_DOUBLE=0"},
+    {"pso.cu",
+     "-DCK_OBJECTIVE=2 -DCK_BOUNDS=2 -DCK_DIM=7 -DCK_PSO_ROWS=4 "
+     "-DCK_PSO_GROUP_ROUNDS=1 -DCK_PSO_MIN_BLOCKS=16 -DCK_REAL_DOUBLE=0"},
+    /* Rounds in groups, the last group short, with a second share. */
+    {"pso.cu",
+     "-DCK_OBJECTIVE=3 -DCK_BOUNDS=1 -DCK_DIM=250 -DCK_PSO_ROWS=16 "
+     "-DCK_PSO_GROUP_ROUNDS=3 -DCK_PSO_MIN_BLOCKS=1 -DCK_REAL_DOUBLE=0"},
     {"lsq.cu", "-DCK_DIM=4 -DCK_GROUP=256 -DCK_REAL_DOUBLE=0"},
     {"lsq.cu", "-DCK_DIM=4 -DCK_GROUP=64 -DCK_REAL_DOUBLE=1"},
     {"ga", "-DCK_OBJECTIVE=1 -DCK_BOUNDS=0 -DCK_GROUP=256 -DCK_DIM=32 "
