@@ -31,7 +31,7 @@
 #define CK_OBJECTIVE_SINE_PAIRS 9 /* f2: pairs of neighbouring coordinates */
 #define CK_OBJECTIVE_STREAMED_COUNT 10
 #define CK_OBJECTIVE_LSQ 10  /* data-driven least squares: separate kernels */
-#define CK_OBJECTIVE_USER 11 /* user OpenCL C: separate kernel */
+#define CK_OBJECTIVE_USER 11 /* user OpenCL C: in the move or after it */
 #define CK_OBJECTIVE_HOST 12 /* evaluated on the host: values written */
 /* Whether ck_objective_term gives a second share to fold (its aux_term). */
 #define CK_OBJECTIVE_HAS_AUX(id)                                               \
