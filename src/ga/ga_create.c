@@ -161,7 +161,7 @@ static ck_status tune(ck_ga *created, const ck_device *device,
   /* A vector of children a work-item where no loop over the genes would
    * be vectorised across work-items otherwise (ck_lanes.h): CPUs. */
   state->lanes = 1;
-  if (device->backend == CK_BACKEND_OPENCL &&
+  if (ck__device_has_vector_types(device) &&
       (config->generation_mode == CK_GA_GENERATION_VECTOR ||
        (config->generation_mode == CK_GA_GENERATION_AUTO &&
         device->kind != CK_KIND_GPU))) {

@@ -812,7 +812,7 @@ static ck_status across_processes_wanted(ck__ga_spread *spread, int *wanted) {
   const void *pieces[CK_SPREAD_MAX_LOCAL] = {&mine};
   *wanted = 0;
   memset(&mine, 0, sizeof mine);
-  mine.able = run->local == 1 && run->devices[0].backend == CK_BACKEND_CUDA &&
+  mine.able = run->local == 1 && ck__device_shares_between_processes(&run->devices[0]) &&
               spread->ring && spread->crossing && ck__peer_enabled() &&
               !ck__setting_off("CLKIT_IPC") &&
               ck__ipc_device_identity(&run->devices[0], mine.gpu) == CK_OK &&

@@ -130,7 +130,7 @@ ck_status ck_objective_evaluate(const ck_device *device,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "device %s has no fp64: double precision is unavailable",
                     device->id);
-  if (device->backend == CK_BACKEND_REF) {
+  if (!ck__device_runs_kernels(device)) {
     (double_precision ? ck__objectives_ref_f64 : ck__objectives_ref_f32)(
         info->id, dim, points, count, values);
     return CK_OK;

@@ -12,7 +12,7 @@
 
 #include "runtime/backend.h"
 
-static void fill_ref(ck_device *device) {
+void ck__device_reference(ck_device *device) {
   assert(device);
   memset(device, 0, sizeof *device);
   snprintf(device->id, sizeof device->id, "ref");
@@ -92,7 +92,7 @@ static ck_status enumerate(ck_device_set *set, int cuda, int opencl) {
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_device_enumerate: NULL set");
   memset(set, 0, sizeof *set);
   device_list list = {set, 0};
-  fill_ref(&device);
+  ck__device_reference(&device);
   CK_TRY(push_device(&list, &device));
   if (cuda)
     CK_TRY(add_cuda_devices(&list));

@@ -27,6 +27,10 @@ ck_status ck__device_memory_check(const ck_device *device, double bytes);
  * options, since the rounded forms cost more instructions. */
 const char *ck__device_exact_divide_sqrt_option(const ck_device *device);
 
+/* Fills *device with the ref device, plain C on the host, which every
+ * device set holds. */
+void ck__device_reference(ck_device *device);
+
 /* What a device can do, for the workloads' choices (which never test a
  * backend themselves):
  * - runs_kernels: its steps are kernels over work-items and

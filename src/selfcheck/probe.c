@@ -47,9 +47,7 @@ ck_status ck_device_probe(const ck_device *device,
   }
   const ck_param params[] = {{"count", "65537"}, {"passes", "2"}};
   const ck_run_options options = {.seed = 7};
-  memset(&reference, 0, sizeof reference);
-  reference = *device;
-  reference.backend = CK_BACKEND_REF;
+  ck__device_reference(&reference);
   CK_TRY(ck_workload_run(&ck__selfcheck_workload, &reference, params, 2,
                          &options, &expected));
   CK_TRY(ck_workload_run(&ck__selfcheck_workload, device, params, 2, &options,
