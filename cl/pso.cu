@@ -195,10 +195,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK, CK_PSO_MIN_BLOCKS)
     improved[lane] = better;
   }
   __syncthreads();
+  /* With one group the coordinates are still in shared memory: x is not
+   * read again. */
   if (improved[lane])
     for (int d = (int)row; d < CK_DIM; d += CK_PSO_ROWS) {
       size_t at = (size_t)d * n + p;
-      pbest[at] = x[at];
+      pbest[at] = GROUPS == 1 ? coordinates[lane][d] : x[at];
     }
   /* Row 0's warp: the block's candidate. */
   if (row == 0) {
