@@ -65,7 +65,6 @@ OVER = {
     "cl/ga.cu": 1493,
     "cl/gas.cl": 1042,
     "cl/gas.cu": 1302,
-    "src/ga/ga_spread.c": 1011,
     "src/gas/gas_spread.c": 2172,
     "src/runtime/queue_cuda.c": 1115,
 }

@@ -260,7 +260,7 @@ ck_status ck__ga_evaluate(ck_ga *ga, int which, uint64_t generation);
 ck_status ck__ga_check_ask_tell(const ck_ga *ga, const char *function);
 ck_status ck__ga_set_migrations(ck_ga *ga, uint64_t migrations);
 
-/* ---- spread runs (ga_spread.c) ------------------------------------------ */
+/* ---- spread runs (ga_spread.c, ga_spread_create.c) ---------------------- */
 
 /* A member's share of a spread run's islands. */
 typedef struct ck__ga_slice {
@@ -338,6 +338,74 @@ int ck__ga_spread_on_devices(const ck_ga *ga);
  * 1, a ring's migrations go inside the members' launches. */
 uint32_t ck__ga_spread_span(const ck_ga *ga);
 void ck__ga_spread_destroy(ck__ga_spread *spread);
+
+/* What ga_spread.c, which steps a spread run, shares with
+ * ga_spread_create.c, which makes and frees it. */
+
+/* A local member. */
+typedef struct ga_member {
+  ck_ga *ga;
+  /* Its migrants to other members and from them: packs in host memory
+   * that its queue moves fastest (ck__host_alloc: page-locked on CUDA). */
+  unsigned char *out, *in;
+} ga_member;
+
+struct ck__ga_spread {
+  ck__spread_run run;
+  ga_member *members; /* local ones */
+  size_t count;       /* the run's members */
+  /* Every member's slice: its first island and islands. */
+  uint64_t *firsts, *units;
+  uint32_t widest; /* the most islands a member holds */
+  int dim, ring, double_precision;
+  uint32_t migrants;
+  size_t real; /* bytes a real */
+  /* Migrants cross between members (several, migrating); the bytes of a
+   * pack of them (ring: an island's; random: the widest member's). */
+  int crossing;
+  size_t pack;
+  /* Copies without the host into local member i from local member j
+   * (peers[i * local + j]: a ring's previous member, or every other),
+   * where every member is a CUDA device of this one process; on_devices:
+   * the crossing migrants go through them, and the packs are unused. */
+  ck__peer **peers;
+  int on_devices;
+  /* Between processes: the previous member's counts, relay and relay
+   * fitness, opened here (CUDA IPC), to close. */
+  uint64_t opened[3];
+  unsigned char *gathered; /* random: every member's pack */
+  /* The round the members make: its generations, and whether a
+   * migration follows them. */
+  uint64_t round_count;
+  int round_migrates;
+  uint32_t round_inside; /* the migrations inside its launches */
+  /* The members owe the last round's receiving (due), which migrated or
+   * not (due_migrates): made at the start of their next phase. */
+  int due, due_migrates;
+  /* Rounds made (generation 0's is round 0), and the round of each
+   * statistics slot not yet read. */
+  uint64_t rounds, *slot_round;
+  /* Every member's best so far, as the reads found it, and the round
+   * that first reached it; the run's best, its member and its genes. */
+  double *member_best;
+  uint64_t *member_round;
+  double best;
+  size_t holder;
+  double *genes;
+  /* Every island's statistics (keep_island_history): every local
+   * member's, padded to the widest, then every member's. */
+  unsigned char *stats, *all_stats;
+  uint32_t stats_capacity;
+  /* A read's slots, and whether it takes every island's statistics. */
+  uint32_t slots;
+  int every_island;
+  /* Folded statistics: (best, mean) a generation, every local member's,
+   * every member's, and the run's. */
+  double *folded, *all_folded, *rows;
+};
+
+/* The bytes of a pack of migrants (ck__ga_spread's pack). */
+size_t ck__ga_spread_pack_bytes(const ck__ga_spread *spread);
 
 /* The state behind a GA, for tests that inspect islands. */
 ga_state *ck__ga_state(ck_ga *ga);
