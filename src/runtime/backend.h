@@ -222,6 +222,40 @@ extern const ck__peer_ops ck__cuda_peer_ops;
  * listed in message, or CK_ERROR_UNSUPPORTED when every GPU was left out. */
 ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
                              char *message, size_t message_capacity);
+
+/* queue_cuda.c's, for program_cuda.c. code is a cudaError_t. */
+/* 1 where code leaves the process's CUDA context unusable, else 0. */
+int ck__cuda_lost(int code);
+/* Fails naming the queue's device, what failed and CUDA's reason for it. */
+ck_status ck__cuda_fail(const ck_queue *queue, int code, const char *what);
+/* Gives event (where not NULL) a pair of CUDA events; records its start. */
+ck_status ck__cuda_event_start(ck_queue *queue, ck_event *event);
+/* Records the end of event's pair, where event is not NULL. */
+ck_status ck__cuda_event_stop(ck_queue *queue, ck_event *event);
+
+/* program_cuda.c's: the programs, kernels and launches of ck__cuda_ops. */
+/* Builds a program through NVRTC and the binary cache, and loads it. */
+ck_status ck__cuda_program_build(ck_queue *queue, ck_program *program,
+                                 const char *source, const char *options);
+/* The program's cache key: the device, the source and the options. */
+ck_status ck__cuda_program_key(const ck_queue *queue, const char *source,
+                               const char *options, uint8_t key[32]);
+/* Unloads a program's CUDA library. */
+void ck__cuda_program_destroy(ck_program *program);
+/* Finds a kernel in its program, and the sizes of its parameters. */
+ck_status ck__cuda_kernel_create(ck_program *program, ck_kernel *kernel);
+/* Frees what ck__cuda_kernel_create made. */
+void ck__cuda_kernel_destroy(ck_kernel *kernel);
+/* Stores an argument of a kernel, checked against its parameter. */
+ck_status ck__cuda_kernel_set_arg(ck_kernel *kernel, unsigned index,
+                                  ck__arg_kind kind, size_t size,
+                                  const void *value);
+/* How many parameters a kernel has, or -1 where CUDA cannot say. */
+int ck__cuda_kernel_argument_count(const ck_kernel *kernel);
+/* Launches a kernel on the queue's stream, timed, with event's pair. */
+ck_status ck__cuda_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
+                          const size_t *global, const size_t *local,
+                          ck_event *event);
 #endif
 
 /* "CL_OUT_OF_RESOURCES" and so on, for messages. */

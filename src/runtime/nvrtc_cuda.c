@@ -2,7 +2,7 @@
  * nvrtc_cuda.c - the CUDA backend's translation of programs: the cl/
  * sources, after ck_cuda_prelude.h, compiled by NVRTC with the same
  * defines as for OpenCL into machine code for a device's architecture, or
- * PTX for one newer than NVRTC knows. queue_cuda.c loads what it makes;
+ * PTX for one newer than NVRTC knows. program_cuda.c loads what it makes;
  * ck__cuda_compile_check makes it with no device at all.
  */
 #include <assert.h>
@@ -210,11 +210,10 @@ ck_status ck__cuda_compile_check(const char *name, const char *defines,
            "-DCK_LOCAL_MEMORY=49152 %s",
            CK__CUDA_WARP, defines ? defines : "");
   CK_TRY(ck__nvrtc_compile(architecture, target, name, full, options, &cubin,
-                            &cubin_size));
+                           &cubin_size));
 fail:
   free(cubin);
   free(full);
   free(source);
   return status;
 }
-

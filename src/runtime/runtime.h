@@ -402,7 +402,7 @@ char *ck__build_errors_first(const char *message);
 extern const ck__source ck__embedded_sources[];
 extern const size_t ck__embedded_source_count;
 
-/* ---- CUDA (queue_cuda.c): for native steps and tests ----------------- */
+/* ---- CUDA (queue_cuda.c, program_cuda.c): for native steps and tests -- */
 
 #if CK_HAVE_CUDA
 /* What can run on a GPU of compute capability `architecture` (major * 10
