@@ -389,14 +389,14 @@ CK_FN void ck_gas_member_put(CK_GLOBAL ck_u32 *packed, ck_u32 capacity,
 }
 
 /*
- * A resident member's step (src/gas/gas_spread.c): cells mode between
- * CUDA members of one process, where no count comes back to the host
- * between two of its checks. Each member's control words hold what the
- * host would have counted; its kernels read them and launch over every
- * slot it has room for. Its outbox has two halves, one for even steps
- * and one for odd ones (ck_gas_packed_half), and so do the region counts:
- * a member packs step k's half while its neighbours may still read step
- * k - 1's.
+ * A resident member's step (src/gas/gas_spread_steps.c): cells mode
+ * between CUDA members of one process, where no count comes back to the
+ * host between two of its checks. Each member's control words hold what
+ * the host would have counted; its kernels read them and launch over
+ * every slot it has room for. Its outbox has two halves, one for even
+ * steps and one for odd ones (ck_gas_packed_half), and so do the region
+ * counts: a member packs step k's half while its neighbours may still
+ * read step k - 1's.
  */
 #define CK_GAS_CONTROL_SORTED 0   /* slots that the last sort kept */
 #define CK_GAS_CONTROL_APPENDED 1 /* slots once the last pull appended */

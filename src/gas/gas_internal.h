@@ -413,7 +413,7 @@ enum {
 };
 extern const ck__field ck__gas_fields[CK__GAS_FIELDS];
 
-/* ---- spread runs (gas_spread.c) ------------------------------------------
+/* ---- spread runs (gas_spread*.c) -----------------------------------------
  *
  * A gas spread over devices: the box is cut into slabs along x, one a
  * member, each holding its particles and ghost copies of its neighbours'

@@ -1,7 +1,10 @@
 /*
- * gas_spread_internal.h - what gas_spread.c shares with its CUDA half,
- * gas_spread_cuda.c: the spread's members and state. Nothing else
- * includes it.
+ * gas_spread_internal.h - what the spread gas's files share: gas_spread.c
+ * (its phases, rebuilds and steps through the host), gas_spread_steps.c
+ * (a call's steps, resident ones too), gas_spread_deal.c (making and
+ * dealing, and what the run reads) and their CUDA half,
+ * gas_spread_cuda.c: the spread's members and state, and the phases
+ * they share. Nothing else includes it.
  */
 #ifndef CK_GAS_SPREAD_INTERNAL_H
 #define CK_GAS_SPREAD_INTERNAL_H
@@ -156,7 +159,7 @@ _Static_assert(MIRROR_CONTROL_WORDS >= CK_GAS_CONTROL_WORDS,
                "a mirror's control words");
 
 /* Resident steps between processes by NCCL (gas_spread_cuda.c; without
- * NCCL, gas_spread.c's stand-ins: the first sets by_nccl 0, the others
+ * NCCL, gas_spread_steps.c's stand-ins: the first sets by_nccl 0, the others
  * fail as unsupported).
  * - nccl_decide: whether every process's NCCL can swap (collective, once
  *   the members' queues are made); if so a first swap connects them.
@@ -168,5 +171,79 @@ ck_status ck__gas_spread_mirror_make(ck__gas_spread *s, int side,
                                      uint32_t capacity, uint32_t leavers,
                                      ck__gas_source *source);
 ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity);
+
+/* ---- what the spread's C files share ----------------------------------- */
+
+/* The bytes of a message's entries (ck_gas.h's layout): a migrant's, a
+ * ghost's. */
+#define MIGRANT_BYTES (4 * CK_GAS_ENTRY_WORDS)
+#define GHOST_BYTES (4 * CK_GAS_GHOST_WORDS)
+
+/* Infinite bounds: a side with no neighbour (walls) takes none. */
+#define NO_BORDER 1e30
+/* Without shares, the slabs are cut again by the members' speeds once
+ * they have made BALANCE_STEPS steps and computed BALANCE_SECONDS in all,
+ * measured from the first rebuild after BALANCE_WARMUP steps (a runtime
+ * may compile kernels at their first launch), where that would shorten a
+ * step by BALANCE_GAIN or more. */
+#define BALANCE_WARMUP 8
+#define BALANCE_STEPS 16
+#define BALANCE_SECONDS 1.0
+#define BALANCE_GAIN 0.1
+
+/* A phase of every local member at once (ck__spread_each: a host thread
+ * a member), its time counted as the member's, then the statuses agreed
+ * (collective). A phase touches its own member's state and buffers
+ * alone. */
+typedef ck_status (*phase_fn)(ck__gas_spread *s, member *m, size_t i);
+
+/* gas_spread.c's phases, rebuilds and steps through the host. */
+/* Runs a phase on every local member at once; their statuses agreed. */
+ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase);
+/* The member that sends local member i what it gets from `from`. */
+member *ck__gas_spread_sender_of(ck__gas_spread *s, size_t i, int from,
+                                 int *side);
+/* Makes room in local member i's scratch for count entries. */
+ck_status ck__gas_spread_hold_scratch(ck__gas_spread *s, size_t i, size_t count,
+                                      size_t stride);
+/* How far past its borders an arrival may lie, by rounding. */
+double ck__gas_spread_slack(const ck__gas_spread *s);
+/* Fails naming a particle that reached a member past its borders. */
+ck_status ck__gas_spread_stray_failure(const ck__gas_spread *s, const member *m,
+                                       int stage, uint32_t word, float u);
+/* Delivers a rebuild's messages of `ghost`'s kind to every member. */
+ck_status ck__gas_spread_deliver(ck__gas_spread *s, int ghost);
+/* A phase that posts a member's exports each way as ghosts. */
+ck_status ck__gas_spread_take_exports(ck__gas_spread *s, member *m, size_t i);
+/* A phase that takes the ghosts that arrived, and sorts at the last. */
+ck_status ck__gas_spread_take_ghosts(ck__gas_spread *s, member *m, size_t i);
+/* A phase that queues the step's forces and kick (phase_part's). */
+ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i);
+/* Rescales every member's velocities to the target temperature. */
+ck_status ck__gas_spread_rescale(ck__gas_spread *s);
+/* Fails naming a slab whose halo held an entry too far inside. */
+ck_status ck__gas_spread_inside_failure(const ck__gas_spread *s,
+                                        const member *m);
+/* A phase that checks what a cells-mode call's last step admitted. */
+ck_status ck__gas_spread_settle(ck__gas_spread *s, member *m, size_t i);
+/* Makes cells mode's step: out, across, in, stage after stage. */
+ck_status ck__gas_spread_cells_step(ck__gas_spread *s, uint64_t step, int last);
+/* Makes Verlet mode's step; *rebuilt 1 after a rebuild. */
+ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
+                                     int *rebuilt);
+
+/* gas_spread_steps.c's resident steps. */
+/* Decides whether resident steps may go between processes (collective). */
+ck_status ck__gas_spread_between_decide(ck__gas_spread *s);
+/* Closes what this process opened of a neighbour's (side's) by IPC. */
+void ck__gas_spread_ipc_close(ck__gas_spread *s, int side);
+/* Takes a cells-mode step's counts as the first to make room by. */
+void ck__gas_spread_ready_to_reside(ck__gas_spread *s);
+
+/* gas_spread_deal.c's making and dealing. */
+/* Closes the copies without the host between local members. */
+void ck__gas_spread_close_peers(ck__gas_spread *s);
+/* Cuts the slabs again by the members' speeds where it pays (collective). */
+ck_status ck__gas_spread_balance(ck__gas_spread *s);
 
 #endif /* CK_GAS_SPREAD_INTERNAL_H */

@@ -178,7 +178,7 @@ typedef enum ck__test_op {
    * which grow as they must. At most UINT32_MAX. */
   CK__TEST_GAS_ROOM,
   /* Thread. While a gas spread is made: the particles a member from which
-   * slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread.c), through
+   * slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread_deal.c), through
    * the host too. */
   CK__TEST_GAS_TIERS_FROM,
   CK__TEST_OPS /* how many there are */

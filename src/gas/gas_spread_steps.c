@@ -1,0 +1,523 @@
+/*
+ * gas_spread_steps.c - a spread gas's steps over a call
+ * (ck__gas_spread_step): resident ones, cells mode without the host
+ * between the members of one process or between processes (CUDA IPC,
+ * or NCCL through gas_spread_cuda.c), where they may go, else steps
+ * through the host (gas_spread.c's).
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "framework/spread.h"
+#include "gas/gas_internal.h"
+#include "gas/gas_spread_internal.h"
+
+/* ---- cells mode without the host: resident steps ---------------------
+ *
+ * Where every member is a CUDA device of this process whose kernels may
+ * read its neighbours' memory (one GPU, or GPUs joined by peer access),
+ * cells mode's steps are resident (ck_gas.h): each member packs its
+ * leavers and exports on its device and marks its queue; each neighbour's
+ * queue follows that mark and pulls them from the sender's memory in a
+ * kernel of its own, then sorts and computes forces. The counts stay on
+ * the devices, so the host queues step after step and waits for none.
+ * The members settle every RESIDENT_STEPS steps, at the end of a call,
+ * and before a rescale: their control words are read and checked there.
+ * An outbox or slots that overflowed fail the run (room is made at each
+ * settle so that they do not), and a stray is named as the host path
+ * names it. The host path's first step after each start, which grows
+ * what it must as it goes, gives the first counts to make room by.
+ */
+#define RESIDENT_STEPS 32
+
+/* ---- resident steps between processes ------------------------------
+ *
+ * Where each process of an MPI job holds one member, all CUDA devices of
+ * one node, resident steps go between processes as between the members
+ * of one: each member's outbox and control words are opened by its
+ * neighbours' processes (CUDA IPC), and its mark is an event they open.
+ * The processes swap tickets (the handles) before each run of resident
+ * steps and open them again where the buffers were made again (their
+ * generation). The agreement that ends each phase (ck__spread_each)
+ * orders each step's marks before the neighbours follow them. Where any
+ * of this fails on any process, all go through the host from then on.
+ */
+typedef struct ipc_ticket {
+  unsigned char packed[CK__IPC_HANDLE_BYTES];
+  unsigned char control[CK__IPC_HANDLE_BYTES];
+  unsigned char mark[CK__IPC_HANDLE_BYTES];
+  uint64_t generation;
+  uint32_t capacity, leavers, failed;
+} ipc_ticket;
+
+/* Whether resident steps may go between processes (collective): every
+ * process holds one CUDA member, with CLKIT_PEER not 0; by CUDA IPC where
+ * all are on one host, else by NCCL where every process has it. */
+ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  /* Each member's: whether it may take part, and its host's name. */
+  struct {
+    char able;
+    char host[63];
+  } mine, *all = NULL;
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
+    pieces[i] = &mine;
+  s->between = 0;
+  if (ck__exchange_ranks(s->run.exchange) < 2)
+    return CK_OK;
+  memset(&mine, 0, sizeof mine);
+  gethostname(mine.host, sizeof mine.host - 1);
+  mine.able = s->run.local == 1 &&
+              ck__device_shares_between_processes(&s->devices[0]) &&
+              ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
+              s->stages == 1;
+  all = calloc(s->total, sizeof mine);
+  CK_TRY(ck__gas_spread_agree(
+      s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
+  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine, all));
+  /* CLKIT_IPC=0: processes of one host go by NCCL too. */
+  int able = 1, one_host = !ck__setting_off("CLKIT_IPC");
+  for (size_t m = 0; m < s->total; ++m) {
+    able = able && all[m].able;
+    one_host = one_host && strcmp(all[m].host, all[0].host) == 0;
+  }
+  /* Whether NCCL can is known once the members' queues are made
+   * (nccl_decide). */
+  s->between = able;
+  s->by_nccl = able && !one_host;
+fail:
+  free(all);
+  return status;
+}
+
+void ck__gas_spread_ipc_close(ck__gas_spread *s, int side) {
+  const ck_device *device = &s->devices[0];
+  if (!s->ipc_from[side].alias) {
+    ck__ipc_buffer_close(device, s->ipc_from[side].packed);
+    ck__ipc_buffer_close(device, s->ipc_from[side].control);
+    ck__ipc_event_close(s->ipc_from[side].mark);
+  }
+  memset(&s->ipc_from[side], 0, sizeof s->ipc_from[side]);
+}
+
+/* Opens what a ticket hands out, for this process's member. */
+static ck_status ipc_open(ck__gas_spread *s, int side, const ipc_ticket *t) {
+  ck_status status = CK_OK;
+  ck_queue *queue = ck__gas_member_queue(s->members[0].gas);
+  ck__gas_spread_ipc_close(s, side);
+  CK_TRY(ck__ipc_buffer_open(queue, t->packed, &s->ipc_from[side].packed));
+  CK_TRY(ck__ipc_buffer_open(queue, t->control, &s->ipc_from[side].control));
+  CK_TRY(ck__ipc_event_open(queue, t->mark, &s->ipc_from[side].mark));
+  s->ipc_from[side].generation = t->generation;
+fail:
+  return status;
+}
+
+/* The entries of a leavers region that NCCL sends: four times the most
+ * that a region held at the last settle and more, at most the capacity.
+ * Few leave a slab in a step, so this sends a fraction of the region;
+ * more leavers than that fail the run (CK_GAS_OVERFLOW_CROSSED). */
+static uint32_t leavers_room(uint32_t most, uint32_t capacity) {
+  uint64_t room = 4 * (uint64_t)most + 256;
+  return room < capacity ? (uint32_t)room : capacity;
+}
+#if !CK_HAVE_NCCL
+/* Without NCCL (gas_spread_cuda.c has it), by_nccl stays 0. */
+ck_status ck__gas_spread_nccl_decide(ck__gas_spread *s) {
+  s->between = s->by_nccl = 0;
+  return CK_OK;
+}
+ck_status ck__gas_spread_mirror_make(ck__gas_spread *s, int side,
+                                     uint32_t capacity, uint32_t leavers,
+                                     ck__gas_source *source) {
+  (void)s, (void)side, (void)capacity, (void)leavers, (void)source;
+  return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
+}
+ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity) {
+  (void)s, (void)m, (void)parity;
+  return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
+}
+#endif
+
+/* The tickets swapped with both neighbours, and what changed opened, or
+ * mirrors made for NCCL (collective). A failure anywhere sets between to
+ * -1 on every process. */
+static ck_status links_swap(ck__gas_spread *s) {
+  ck_status status = CK_OK, made = CK_OK;
+  member *m = &s->members[0];
+  gas_state *state = ck__gas_state(m->gas);
+  ipc_ticket mine, from[2];
+  memset(&mine, 0, sizeof mine);
+  /* A member without resident steps makes every process go through the
+   * host (the members' steps agree). */
+  if (!ck__gas_member_can_reside(m->gas))
+    made = ck__fail(CK_ERROR_UNSUPPORTED, "no resident steps");
+  if (made == CK_OK && !s->by_nccl && !s->ipc_mark)
+    made = ck__ipc_event_make(state->queue, &s->ipc_mark, s->ipc_mark_handle);
+  if (made == CK_OK && !s->by_nccl)
+    made = ck__ipc_buffer_handle(state->out_packed, mine.packed);
+  if (made == CK_OK && !s->by_nccl)
+    made = ck__ipc_buffer_handle(state->member_control, mine.control);
+  memcpy(mine.mark, s->ipc_mark_handle, sizeof mine.mark);
+  mine.generation = s->ipc_generation;
+  mine.capacity = state->message_capacity;
+  s->leavers_sent = mine.leavers =
+      s->by_nccl ? leavers_room(s->most_leavers[0], mine.capacity)
+                 : mine.capacity;
+  mine.failed = made != CK_OK;
+  for (int side = 0; side < 2; ++side) {
+    /* Forward: each member's to its next, received from the previous. */
+    const void *send[1] = {&mine};
+    size_t counts[1] = {1};
+    CK_TRY(ck__exchange_pass(s->run.exchange, side == PREVIOUS, sizeof mine,
+                             send, counts, &s->from[side][0]));
+    if (s->from[side][0].count == 1)
+      memcpy(&from[side], s->from[side][0].data, sizeof from[side]);
+    else
+      memset(&from[side], 0, sizeof from[side]), from[side].failed = 1;
+  }
+  size_t total = s->total, index = m->index;
+  int same =
+      ck__exchange_rank_of(s->run.exchange, (index + total - 1) % total) ==
+      ck__exchange_rank_of(s->run.exchange, (index + 1) % total);
+  for (int side = 0; side < 2 && made == CK_OK; ++side) {
+    if (from[side].failed) {
+      made = CK_ERROR_DEVICE;
+      break;
+    } else if (s->by_nccl) {
+      made =
+          ck__gas_spread_mirror_make(s, side, from[side].capacity,
+                                     from[side].leavers, &s->sources[0][side]);
+      continue;
+    } else if (side == NEXT && same) {
+      if (!s->ipc_from[NEXT].alias)
+        ck__gas_spread_ipc_close(s, NEXT);
+      s->ipc_from[NEXT] = s->ipc_from[PREVIOUS];
+      s->ipc_from[NEXT].alias = 1;
+    } else if (from[side].generation != s->ipc_from[side].generation) {
+      made = ipc_open(s, side, &from[side]);
+    }
+    s->sources[0][side].packed = s->ipc_from[side].packed;
+    s->sources[0][side].control = s->ipc_from[side].control;
+    s->sources[0][side].capacity = from[side].capacity;
+    s->sources[0][side].leavers = from[side].leavers;
+  }
+  /* Through the host, on every process, where one failed. */
+  double failed = made != CK_OK, any = 0;
+  const double *rows[1] = {&failed};
+  CK_TRY(ck__exchange_sum(s->run.exchange, rows, &any, 1));
+  if (any > 0) {
+    s->between = -1;
+    for (int side = 1; side >= 0; --side)
+      ck__gas_spread_ipc_close(s, side);
+  }
+fail:
+  return status;
+}
+
+/* Ends resident steps begun (ck__gas_member_reside) that go through the
+ * host after all. */
+static ck_status unreside(ck__gas_spread *s, member *m, size_t i) {
+  uint32_t words[CK_GAS_CONTROL_WORDS];
+  (void)s;
+  (void)i;
+  return ck__gas_member_settle(m->gas, words);
+}
+
+/* Where resident steps may go now. */
+static int can_reside(const ck__gas_spread *s) {
+  if (!(s->on_devices || s->between > 0) || !s->resident_ready ||
+      s->balancing || s->config.neighbors != CK_GAS_CELLS)
+    return 0;
+  /* Between processes, links_swap agrees on the members' steps. */
+  for (size_t i = 0; s->on_devices && i < s->run.local; ++i)
+    if (!ck__gas_member_can_reside(s->members[i].gas) ||
+        !ck__peer_direct(s->peers[PREVIOUS][i]) ||
+        !ck__peer_direct(s->peers[NEXT][i]))
+      return 0;
+  return 1;
+}
+
+/* Room for resident steps, from the most entries an outbox region held
+ * at the last step: twice as many in each region, and each step's pull
+ * (four regions' worth) past the slots in use and a margin for those
+ * that arrive meanwhile. A member made again (*m->gas changes) keeps its
+ * slots. */
+static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
+                           uint32_t most) {
+  ck_status status = CK_OK;
+  gas_state *state = ck__gas_state(m->gas);
+  ck_gas *before = m->gas;
+  uint32_t messages = 2 * most + 256, made = messages + messages / 2;
+  if (s->room_for_tests)
+    messages = made = most + s->room_for_tests;
+  if (state->message_capacity < messages ||
+      (s->room_for_tests && state->message_capacity != made)) {
+    CK_TRY(ck_queue_finish(state->queue));
+    CK_TRY(ck__gas_member_messages(state, made));
+    s->ipc_generation += 1;
+  }
+  size_t slots = (size_t)state->particles +
+                 4 * (size_t)state->message_capacity + state->particles / 64 +
+                 256;
+  CK_TRY(ck__gas_member_reserve(&m->gas, slots));
+  s->run.queues[i] = ck__gas_member_queue(m->gas);
+  if (m->gas != before)
+    s->ipc_generation += 1;
+fail:
+  return status;
+}
+
+/* After a cells-mode step through the host (the first at a start): its
+ * counts are the first to make room for resident steps by. */
+void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
+  int devices = s->on_devices || s->between > 0;
+  for (size_t i = 0; devices && i < s->run.local; ++i) {
+    const member *m = &s->members[i];
+    s->most[i] = s->most_leavers[i] = 0;
+    for (int kind = 0; kind < 2; ++kind)
+      for (int side = 0; side < 2; ++side) {
+        if (STAGE(m)->posted[kind][side] > s->most[i])
+          s->most[i] = STAGE(m)->posted[kind][side];
+        if (kind == 0 && STAGE(m)->posted[kind][side] > s->most_leavers[i])
+          s->most_leavers[i] = STAGE(m)->posted[kind][side];
+      }
+  }
+  s->resident_ready = devices;
+}
+
+/* Room by the most entries a region held when the member last settled
+ * (before resident steps begin: a state made again keeps its forces, but
+ * not the energies that a call's last step leaves for the observables),
+ * then the resident steps begun. */
+static ck_status reside(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  CK_TRY(make_room(s, m, i, s->most[i]));
+  CK_TRY(ck__gas_member_reside(m->gas, m->own));
+fail:
+  return status;
+}
+
+/* The step's way out, and marks for both neighbours to follow. */
+static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  ck_queue *queue = ck__gas_member_queue(m->gas);
+  CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
+                           STAGE(m)->border[PREVIOUS], STAGE(m)->border[NEXT],
+                           s->reach, STAGE(m)->shift, s->phase_tag));
+  /* By NCCL, the swap follows in resident_in: no mark. By tags, none
+   * either: the neighbours' devices wait for this one's tag. */
+  if (s->between > 0 && !s->by_nccl) {
+    CK_TRY(ck__ipc_event_record(s->ipc_mark, queue));
+  } else if (s->between <= 0 && !s->by_tags) {
+    /* The next member reads this one as its previous, and back. */
+    CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
+    CK_TRY(ck__peer_mark(s->peers[NEXT][(i + n - 1) % n], queue));
+  }
+fail:
+  return status;
+}
+
+/* The way in, after both neighbours' marks: the pull, the sort, forces
+ * and the kick. */
+static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  ck_queue *queue = ck__gas_member_queue(m->gas);
+  if (s->by_nccl)
+    CK_TRY(ck__gas_spread_nccl_swap(s, m, s->phase_parity));
+  for (int from = 0; from < 2 && !s->by_nccl && !s->by_tags; ++from)
+    CK_TRY(s->between > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
+                          : ck__peer_follow(s->peers[from][i], queue));
+  CK_TRY(
+      ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
+                          STAGE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
+                          STAGE(m)->border[NEXT] + ck__gas_spread_slack(s),
+                          s->phase_energy, s->phase_step));
+fail:
+  return status;
+}
+
+/* Waits for the member's queue and checks what its control words say:
+ * overflows, a stray; then room for the next resident steps. */
+static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
+  uint32_t words[CK_GAS_CONTROL_WORDS];
+  gas_state *state = ck__gas_state(m->gas);
+  CK_TRY(ck__gas_member_settle(m->gas, words));
+  /* Own particles and ghosts share the slots the last pull left. */
+  assert(words[CK_GAS_CONTROL_OWN] <= words[CK_GAS_CONTROL_APPENDED] &&
+         words[CK_GAS_CONTROL_APPENDED] <= state->slots);
+  m->own = words[CK_GAS_CONTROL_OWN];
+  /* By NCCL, the bytes sent were counted as they went (whole regions). */
+  if (!s->by_nccl)
+    m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
+                (uint64_t)GHOST_BYTES * words[CK_GAS_CONTROL_SENT + 1];
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_OUTBOX)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu sent more particles in a step than its outbox "
+            "holds (%u a side): its particles near a border grew faster "
+            "than the room made for them",
+            m->index, s->total, state->message_capacity);
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_CROSSED)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu: a neighbour's leavers in a step were more than "
+            "NCCL sends of them (%u from the previous slab, %u from the "
+            "next): more crossed a border than ever before",
+            m->index, s->total, s->sources[0][PREVIOUS].leavers,
+            s->sources[0][NEXT].leavers);
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_INSIDE)
+    CK_TRY(ck__gas_spread_inside_failure(s, m));
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_LATE)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu waited %d s for a neighbour's step: its device "
+            "stopped or never began it",
+            m->index, s->total, CK_GAS_WAIT_SECONDS);
+  if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_SLOTS)
+    CK_FAIL(CK_ERROR_DEVICE,
+            "slab %zu of %zu received more particles than it has slots for "
+            "(%u)",
+            m->index, s->total, state->slots);
+  if (words[CK_GAS_CONTROL_STRAY] != CK_GAS_NO_STRAY)
+    CK_TRY(ck__gas_spread_stray_failure(
+        s, m, 0, words[CK_GAS_CONTROL_STRAY],
+        ck_bits_as_float(words[CK_GAS_CONTROL_STRAY_X])));
+  s->most[i] = s->most_leavers[i] = 0;
+  for (int parity = 0; parity < 2; ++parity)
+    for (int region = 0; region < 4; ++region) {
+      uint32_t count = words[ck_gas_control_count(parity, region)];
+      s->most[i] = count > s->most[i] ? count : s->most[i];
+      if (region < 2 && count > s->most_leavers[i])
+        s->most_leavers[i] = count;
+    }
+fail:
+  return status;
+}
+
+/* Whether the members' steps wait for tags on their devices: every
+ * local member's step can, and each has a GPU of its own, in one
+ * process. Members that share a GPU (or ranks) follow marks instead: a
+ * kernel's wait for another queue's work on its own GPU could hold the
+ * blocks that work needs. */
+static int by_tags(const ck__gas_spread *s) {
+  size_t n = s->run.local;
+  if (!s->on_devices || s->between != 0 || n < 2)
+    return 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ck__gas_member_waits(s->members[i].gas))
+      return 0;
+    for (size_t j = 0; j < i; ++j)
+      if (s->devices[j].device_index == s->devices[i].device_index)
+        return 0;
+  }
+  return 1;
+}
+
+/* `count` resident steps, the last of them the call's last where `last`
+ * (its energies kept); every member settles after them. *taken is the
+ * steps taken: none where the processes' swap failed (they go through
+ * the host from then on). */
+static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
+                                uint64_t *taken) {
+  ck_status status = CK_OK;
+  size_t n = s->run.local;
+  *taken = 0;
+  CK_TRY(ck__gas_spread_each(s, reside));
+  if (s->between > 0) {
+    CK_TRY(links_swap(s));
+    if (s->between < 0)
+      return ck__gas_spread_each(s, unreside);
+  }
+  for (size_t i = 0; s->on_devices && i < n; ++i)
+    for (int from = 0, side; from < 2; ++from)
+      CK_TRY(ck__gas_member_source(
+          ck__gas_spread_sender_of(s, i, from, &side)->gas, s->peers[from][i],
+          &s->sources[i][from]));
+  s->by_tags = by_tags(s);
+  *taken = count;
+  for (uint64_t k = 0; k < count; ++k) {
+    uint64_t step = s->step + 1;
+    /* Tags only where the devices wait for them; 0 is always there. */
+    s->phase_tag = s->by_tags ? (uint32_t)k + 1u : 0u;
+    s->phase_move = 1;
+    s->phase_parity = (int)(step % 2);
+    s->phase_step = step;
+    s->phase_energy = last && k + 1 == count;
+    CK_TRY(ck__gas_spread_each(s, resident_out));
+    CK_TRY(ck__gas_spread_each(s, resident_in));
+    s->step = step;
+    s->resident_steps += 1;
+  }
+  CK_TRY(ck__gas_spread_each(s, resident_settle));
+fail:
+  /* NCCL's calls queued here may wait for partners that never come. */
+  if (status != CK_OK && s->by_nccl)
+    ck__exchange_abort_devices(s->run.exchange);
+  return status;
+}
+
+uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *s) {
+  return s->resident_steps;
+}
+
+ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
+  ck_status status = CK_OK;
+  const ck_gas_config *c = &s->config;
+  if (s->balancing && s->measuring && s->measured_steps >= BALANCE_STEPS)
+    CK_TRY(ck__gas_spread_balance(s));
+  for (uint64_t k = 0; k < steps; ++k) {
+    uint64_t step = s->step + 1;
+    if (can_reside(s)) {
+      /* Up to a settle: at most RESIDENT_STEPS, and a rescale's step. */
+      uint64_t count = steps - k < RESIDENT_STEPS ? steps - k : RESIDENT_STEPS;
+      if (c->thermostat == CK_GAS_RESCALE) {
+        uint64_t due = c->rescale_every - (step - 1) % c->rescale_every;
+        count = due < count ? due : count;
+      }
+      uint64_t taken = 0;
+      CK_TRY(resident_steps(s, count, k + count == steps, &taken));
+      if (taken > 0) {
+        s->settled = 1;
+        if (c->thermostat == CK_GAS_RESCALE && s->step % c->rescale_every == 0)
+          CK_TRY(ck__gas_spread_rescale(s));
+        k += taken - 1;
+        continue;
+      }
+    }
+    /* Energies are read only after the last step of a call. */
+    int last = k + 1 == steps, rebuilt = 1;
+    s->settled = 0;
+    if (c->neighbors == CK_GAS_CELLS)
+      CK_TRY(ck__gas_spread_cells_step(s, step, last));
+    else
+      CK_TRY(ck__gas_spread_verlet_step(s, step, last, &rebuilt));
+    if (c->neighbors == CK_GAS_CELLS && !s->resident_ready)
+      ck__gas_spread_ready_to_reside(s);
+    ++s->measured_steps;
+    if (rebuilt && !s->measuring && s->measured_steps >= BALANCE_WARMUP) {
+      for (size_t i = 0; i < s->run.local; ++i)
+        s->measured_from[i] = s->run.compute_s[i];
+      s->measuring = 1;
+      s->measured_steps = 0;
+    }
+    if (c->thermostat == CK_GAS_RESCALE && step % c->rescale_every == 0)
+      CK_TRY(ck__gas_spread_rescale(s));
+    s->step = step;
+  }
+  /* Resident steps settle as they end; a step through the host here. */
+  if (c->neighbors == CK_GAS_CELLS && steps > 0 && !s->settled)
+    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_settle));
+fail:
+  return status;
+}
+
+uint64_t ck__gas_spread_steps(const ck__gas_spread *s) {
+  return s->step;
+}
+
+int ck__gas_spread_on_devices(const ck__gas_spread *s) {
+  return s->on_devices;
+}
