@@ -1150,6 +1150,21 @@ def h200_pso_step():
         same = {b for _, b in trees["b"]} == {b for _, b in trees["n"]}
         rows.append([function, str(dim), num(f"{base:.4g}"), num(f"{new:.4g}"),
                      f"{new / base:.3f}", "yes" if same else "NO"])
+    copies = {}
+    for line in read(PSO_STEP, "pso_copy.txt").splitlines():
+        if line.startswith("#"):
+            continue
+        tree, function, dim, _, rate, best = line.split()
+        copies.setdefault((function, int(dim)), {}).setdefault(
+            tree, []).append((float(rate), best))
+    copy_rows = []
+    for (function, dim), trees in copies.items():
+        base = statistics.median(r for r, _ in trees["b"])
+        new = statistics.median(r for r, _ in trees["n"])
+        same = {b for _, b in trees["b"]} == {b for _, b in trees["n"]}
+        copy_rows.append([function, str(dim), num(f"{base:.4g}"),
+                          num(f"{new:.4g}"), f"{new / base:.3f}",
+                          "yes" if same else "NO"])
     users = []
     for tree, name in (("b", "before"), ("n", "after")):
         for line in read(PSO_STEP, f"user_{tree}.md").splitlines():
@@ -1158,7 +1173,7 @@ def h200_pso_step():
                 users.append([name] + cells[:5])
     step = ncu_kernels(read(PSO_STEP, "ncu_pso.txt"))["ck_pso_cuda_step"]
     gas = ncu_kernels(read(PSO_STEP, "ncu_gas.txt"))
-    kernels = [["`ck_pso_cuda_step` (after)", step["Duration"],
+    kernels = [["`ck_pso_cuda_step` (groups)", step["Duration"],
                 step["DRAM Throughput"], step["L2 Cache Throughput"],
                 step["Compute (SM) Throughput"]]]
     for name, metrics in gas.items():
@@ -1183,6 +1198,17 @@ every run of a row ends at the same best value.
 {table(["function", "d", "before (evals/s)", "after (evals/s)", "after / before",
         "same best"], rows)}
 
+Improved personal bests then copied from the step's shared coordinates,
+not read again from x (where one group holds every dimension), against
+the step above; another call, on another H200:
+
+{source([(PSO_STEP, "pso_copy.txt"), (PSO_STEP, "machine_copy.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-28",
+        "as above")}
+
+{table(["function", "d", "before (evals/s)", "after (evals/s)", "after / before",
+        "same best"], copy_rows)}
+
 A user's objective, `bench/user_objective.py --device cuda:0` (dim 30,
 100,000 particles, 300 iterations), in the same call:
 
@@ -1190,7 +1216,8 @@ A user's objective, `bench/user_objective.py --device cuda:0` (dim 30,
         "/ built-in"], users)}
 
 Nsight Compute's speed of light (`ncu --clock-control none`), percent of
-each peak: the PSO step at 1M x 100 (rastrigin) after the change, and the
+each peak: the PSO step at 1M x 100 (rastrigin) with groups, before the
+copy from shared coordinates, and the
 gas's kernels at 4M particles, ρ 0.8, cell lists, on the tree before it
 (`clkit run gas --particles 4194304 --rho 0.8 --steps 8 --device cuda:0`).
 
