@@ -59,10 +59,7 @@ LIMITS = {"src": 900, "cl": 900, "tools": 1000}
 # The files over their limit, each with its size as a ceiling. Split a
 # file to take it off; a file may shrink, never grow.
 OVER = {
-    "cl/ck_gas.h": 1090,
     "cl/ga.cu": 1493,
-    "cl/gas.cl": 1042,
-    "cl/gas.cu": 1302,
 }
 
 # Workload files that still name a backend, each with its count of
