@@ -58,9 +58,7 @@ FILE_NAME = re.compile(r"^[\w<>.*/-]+\.(c|h|cu|cl|inc|py|sh|in|map|md)$")
 LIMITS = {"src": 900, "cl": 900, "tools": 1000}
 # The files over their limit, each with its size as a ceiling. Split a
 # file to take it off; a file may shrink, never grow.
-OVER = {
-    "cl/ga.cu": 1493,
-}
+OVER = {}
 
 # Workload files that still name a backend, each with its count of
 # CK_BACKEND_... and ck__cuda_... as a ceiling: what they need belongs in
