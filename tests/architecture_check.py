@@ -31,6 +31,9 @@ usage: architecture_check.py SOURCE_ROOT [STATIC_LIBRARY]
   over 1,000, but those in OVER, each at most its ceiling there. A file
   in OVER that is back within the limit fails too, so the list stays
   exact.
+- Functions: no function of a .c file under src/ or tools/ over 80
+  lines, from its signature's first line to its closing brace, but
+  those in LONG, each at most its ceiling there (a ratchet, as OVER's).
 
 Exit status 0 when all holds, 1 otherwise, 2 on a usage error.
 """
@@ -59,6 +62,38 @@ LIMITS = {"src": 900, "cl": 900, "tools": 1000}
 # The files over their limit, each with its size as a ceiling. Split a
 # file to take it off; a file may shrink, never grow.
 OVER = {}
+
+FUNCTION_LIMIT = 80
+FUNCTION_ROOTS = ("src", "tools")
+# The functions over FUNCTION_LIMIT lines, "file:name", each with its
+# length as a ceiling. Shorten one to take it off; one may shrink, never
+# grow.
+LONG = {
+    "src/aco/aco_create.c:upload_graph": 97,
+    "src/aco/aco_workload.c:aco_run": 81,
+    "src/framework/json.c:result_json": 144,
+    "src/framework/loop.c:ck__loop_run": 94,
+    "src/framework/plot.c:draw_panel": 83,
+    "src/framework/workload.c:ck_compare_run": 86,
+    "src/ga/ga_opencl.c:opencl_setup": 102,
+    "src/gas/gas_create.c:start_from": 83,
+    "src/gas/gas_cuda.c:launch_slab": 88,
+    "src/gas/gas_spread_deal.c:ck__gas_spread_particles": 90,
+    "src/lsq/lsq_data.c:load_binary": 112,
+    "src/lsq/lsq_data.c:load_csv": 94,
+    "src/nn/nn.c:ck__nn_allocate": 105,
+    "src/objectives/objectives.c:ck_objective_evaluate": 82,
+    "src/objectives/problem.c:ck__problem_init": 139,
+    "src/runtime/cache.c:ck__cache_load_kind": 115,
+    "src/runtime/cache.c:ck__cache_store_kind": 81,
+    "src/runtime/program.c:ck__program_build_prefixed": 82,
+    "src/runtime/queue_cuda.c:ck__cuda_enumerate": 81,
+    "src/selfcheck/selfcheck.c:selfcheck_run": 90,
+}
+# A definition's first line: at column 0, a name followed by '('.
+DEFINITION = re.compile(r"^(?:[A-Za-z_][\w \t*]*?[\s*])?([A-Za-z_]\w*)\s*\(")
+# Lines at column 0 inside a body: preprocessor lines, comments, labels.
+BODY_COLUMN_0 = re.compile(r"^(#|/\*|\*|//|\w+:\s*($|//|/\*))")
 
 # Workload files that still name a backend, each with its count of
 # CK_BACKEND_... and ck__cuda_... as a ceiling: what they need belongs in
@@ -472,6 +507,69 @@ def check_sizes(root):
             fail("%s, in OVER, does not exist: take it off" % path)
 
 
+def functions(text):
+    """(name, first line, lines) of each function definition in a C file
+    laid out as clang-format lays it out: a signature from column 0 to a
+    line ending in '{', a body closed by '}' alone at column 0."""
+    lines = text.split("\n")
+    found = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        match = DEFINITION.match(line)
+        if (not match or line.startswith(("typedef", "struct", "enum",
+                                          "union", "#", "}"))
+                or line.rstrip().endswith(";")):
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and not lines[j].rstrip().endswith(("{", ";")):
+            j += 1
+        if j == len(lines) or not lines[j].rstrip().endswith("{"):
+            i += 1
+            continue
+        k = j + 1
+        while (k < len(lines) and lines[k] != "}" and
+               (not lines[k] or lines[k][0].isspace() or
+                BODY_COLUMN_0.match(lines[k]))):
+            k += 1
+        if k < len(lines) and lines[k] == "}":
+            found.append((match.group(1), i + 1, k - i + 1))
+            i = k + 1
+        else:
+            i += 1
+    return found
+
+
+def check_functions(root):
+    seen = set()
+    for top in FUNCTION_ROOTS:
+        for path in files_under(root, top):
+            if not path.endswith(".c"):
+                continue
+            path = path.replace(os.sep, "/")
+            for name, at, length in functions(read(os.path.join(root,
+                                                                path))):
+                key = "%s:%s" % (path, name)
+                seen.add(key)
+                ceiling = LONG.get(key)
+                if ceiling is None:
+                    if length > FUNCTION_LIMIT:
+                        fail("%s:%d: %s is %d lines, over %d: shorten it" %
+                             (path, at, name, length, FUNCTION_LIMIT))
+                elif length > ceiling:
+                    fail("%s:%d: %s grew to %d lines, past its ceiling of "
+                         "%d" % (path, at, name, length, ceiling))
+                elif length <= FUNCTION_LIMIT:
+                    fail("%s: %s is %d lines: take it off LONG" %
+                         (path, name, length))
+                elif length < ceiling:
+                    print("note: %s is %d lines; its ceiling in LONG may "
+                          "come down from %d" % (key, length, ceiling))
+    for key in sorted(set(LONG) - seen):
+        fail("%s, in LONG, is no function there: take it off" % key)
+
+
 def main(argv):
     if len(argv) not in (2, 3):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -483,7 +581,8 @@ def main(argv):
               ("conditionals", lambda: check_conditionals(root, text)),
               ("environment", lambda: check_environment(root, text)),
               ("backends", lambda: check_backends(root)),
-              ("sizes", lambda: check_sizes(root))]
+              ("sizes", lambda: check_sizes(root)),
+              ("functions", lambda: check_functions(root))]
     if len(argv) == 3:
         checks += [("calls", lambda: check_calls(root, argv[2])),
                    ("state", lambda: check_state(root, argv[2], text))]
