@@ -175,95 +175,136 @@ static void printable_magic(const uint8_t *in, char out[9]) {
   out[8] = '\0';
 }
 
-static ck_status load_binary(const char *path, int fd, const struct stat *info,
-                             const uint8_t *head, size_t head_size,
-                             ck_lsq_data *data) {
-  ck_status status = CK_OK;
-  double *a = NULL, *b = NULL;
-  uint8_t *chunk = NULL;
-  char magic[9];
+/* The shape a binary file's header declares. */
+typedef struct binary_shape {
+  uint32_t dim;
+  uint64_t rows;
+  uint64_t row_bytes; /* (dim + 1) doubles */
+  uint64_t expected;  /* the file's size: the header and the rows */
+} binary_shape;
 
+/* Reads the header in head into *shape and checks it, and a regular
+ * file's size, before anything is allocated. */
+static ck_status read_binary_header(const char *path, const struct stat *info,
+                                    const uint8_t *head, size_t head_size,
+                                    binary_shape *shape) {
+  char magic[9];
   if (head_size < LSQ_HEADER_SIZE)
-    CK_FAIL(CK_ERROR_PARSE,
-            "%s: truncated header: expected %d bytes, found %zu", path,
-            LSQ_HEADER_SIZE, head_size);
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: truncated header: expected %d bytes, found %zu", path,
+                    LSQ_HEADER_SIZE, head_size);
   if (memcmp(head, lsq_magic, sizeof lsq_magic) != 0) {
     printable_magic(head, magic);
-    CK_FAIL(CK_ERROR_PARSE, "%s: bad magic \"%s\" (expected \"CKLSQF64\")",
-            path, magic);
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: bad magic \"%s\" (expected \"CKLSQF64\")", path,
+                    magic);
   }
   uint32_t version = ck__get_u32(head + 8);
   uint32_t dim = ck__get_u32(head + 12);
   uint64_t rows = ck__get_u64(head + 16);
   if (version != LSQ_VERSION)
-    CK_FAIL(CK_ERROR_PARSE, "%s: unsupported format version %u (expected %u)",
-            path, (unsigned)version, LSQ_VERSION);
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: unsupported format version %u (expected %u)", path,
+                    (unsigned)version, LSQ_VERSION);
   if (dim < 1 || dim > CK_LSQ_MAX_DIM)
-    CK_FAIL(CK_ERROR_PARSE, "%s: dim %u is outside 1..%d", path, (unsigned)dim,
-            CK_LSQ_MAX_DIM);
+    return ck__fail(CK_ERROR_PARSE, "%s: dim %u is outside 1..%d", path,
+                    (unsigned)dim, CK_LSQ_MAX_DIM);
   if (rows == 0)
-    CK_FAIL(CK_ERROR_PARSE, "%s: rows is 0; a data set needs at least 1 row",
-            path);
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: rows is 0; a data set needs at least 1 row", path);
 
   uint64_t row_bytes = ((uint64_t)dim + 1) * 8;
   if (rows > (UINT64_MAX - LSQ_HEADER_SIZE) / row_bytes)
-    CK_FAIL(CK_ERROR_PARSE,
-            "%s: rows %llu is too large: the payload size overflows", path,
-            (unsigned long long)rows);
+    return ck__fail(CK_ERROR_PARSE,
+                    "%s: rows %llu is too large: the payload size overflows",
+                    path, (unsigned long long)rows);
   uint64_t expected = LSQ_HEADER_SIZE + rows * row_bytes;
   /* A regular file can be checked before anything is allocated. */
   if (S_ISREG(info->st_mode) && (uint64_t)info->st_size != expected)
-    CK_FAIL(CK_ERROR_PARSE,
-            "%s: %s: expected %llu bytes (%llu rows of dim %u), found %llu",
-            path,
-            (uint64_t)info->st_size < expected ? "truncated" : "trailing bytes",
-            (unsigned long long)expected, (unsigned long long)rows,
-            (unsigned)dim, (unsigned long long)info->st_size);
+    return ck__fail(
+        CK_ERROR_PARSE,
+        "%s: %s: expected %llu bytes (%llu rows of dim %u), found %llu", path,
+        (uint64_t)info->st_size < expected ? "truncated" : "trailing bytes",
+        (unsigned long long)expected, (unsigned long long)rows, (unsigned)dim,
+        (unsigned long long)info->st_size);
   if (rows > SIZE_MAX)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: %llu rows do not fit in memory", path,
-            (unsigned long long)rows);
-  CK_TRY(allocate_rows((size_t)rows, dim, &a, &b, path));
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "%s: %llu rows do not fit in memory", path,
+                    (unsigned long long)rows);
+  *shape = (binary_shape){dim, rows, row_bytes, expected};
+  return CK_OK;
+}
 
-  size_t chunk_rows = CSV_CHUNK / (size_t)row_bytes;
+/* Stores count rows read into chunk as rows first.. of a and b; every
+ * value must be finite. */
+static ck_status decode_rows(const char *path, const uint8_t *chunk,
+                             size_t first, size_t count, uint32_t dim,
+                             double *a, double *b) {
+  const uint8_t *at = chunk;
+  for (size_t r = 0; r < count; ++r) {
+    size_t row = first + r;
+    for (uint32_t k = 0; k <= dim; ++k, at += 8) {
+      double value = get_f64(at);
+      if (!isfinite(value)) {
+        char name[16] = "b";
+        if (k < dim)
+          snprintf(name, sizeof name, "a_%u", (unsigned)k + 1);
+        return ck__fail(CK_ERROR_PARSE, "%s: row %zu: %s is not finite (%s)",
+                        path, row + 1, name, isnan(value) ? "NaN" : "infinity");
+      }
+      if (k < dim)
+        a[row * dim + k] = value;
+      else
+        b[row] = value;
+    }
+  }
+  return CK_OK;
+}
+
+/* Reads the rows of shape from fd into a and b, a chunk at a time. */
+static ck_status read_binary_rows(const char *path, int fd,
+                                  const binary_shape *shape, double *a,
+                                  double *b) {
+  ck_status status = CK_OK;
+  size_t rows = (size_t)shape->rows, row_bytes = (size_t)shape->row_bytes;
+  size_t chunk_rows = CSV_CHUNK / row_bytes;
   if (chunk_rows == 0)
     chunk_rows = 1;
-  if ((uint64_t)chunk_rows > rows)
-    chunk_rows = (size_t)rows;
-  chunk = malloc(chunk_rows * (size_t)row_bytes);
+  if (chunk_rows > rows)
+    chunk_rows = rows;
+  uint8_t *chunk = malloc(chunk_rows * row_bytes);
   if (!chunk)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "%s: out of memory: %zu bytes for a buffer",
-            path, chunk_rows * (size_t)row_bytes);
+            path, chunk_rows * row_bytes);
 
-  for (size_t done = 0; done < (size_t)rows;) {
-    size_t count =
-        (size_t)rows - done < chunk_rows ? (size_t)rows - done : chunk_rows;
-    size_t want = count * (size_t)row_bytes, got = 0;
+  for (size_t done = 0; done < rows;) {
+    size_t count = rows - done < chunk_rows ? rows - done : chunk_rows;
+    size_t want = count * row_bytes, got = 0;
     if (read_full(fd, chunk, want, &got) != 0)
       CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
     if (got < want)
       CK_FAIL(CK_ERROR_PARSE, "%s: truncated: expected %llu bytes, found %llu",
-              path, (unsigned long long)expected,
-              (unsigned long long)(LSQ_HEADER_SIZE + done * row_bytes + got));
-    const uint8_t *at = chunk;
-    for (size_t r = 0; r < count; ++r) {
-      size_t row = done + r;
-      for (uint32_t k = 0; k <= dim; ++k, at += 8) {
-        double value = get_f64(at);
-        if (!isfinite(value)) {
-          char name[16] = "b";
-          if (k < dim)
-            snprintf(name, sizeof name, "a_%u", (unsigned)k + 1);
-          CK_FAIL(CK_ERROR_PARSE, "%s: row %zu: %s is not finite (%s)", path,
-                  row + 1, name, isnan(value) ? "NaN" : "infinity");
-        }
-        if (k < dim)
-          a[row * dim + k] = value;
-        else
-          b[row] = value;
-      }
-    }
+              path, (unsigned long long)shape->expected,
+              (unsigned long long)(LSQ_HEADER_SIZE + done * shape->row_bytes +
+                                   got));
+    CK_TRY(decode_rows(path, chunk, done, count, shape->dim, a, b));
     done += count;
   }
+fail:
+  free(chunk);
+  return status;
+}
+
+static ck_status load_binary(const char *path, int fd, const struct stat *info,
+                             const uint8_t *head, size_t head_size,
+                             ck_lsq_data *data) {
+  ck_status status = CK_OK;
+  double *a = NULL, *b = NULL;
+  binary_shape shape = {0};
+
+  CK_TRY(read_binary_header(path, info, head, head_size, &shape));
+  CK_TRY(allocate_rows((size_t)shape.rows, shape.dim, &a, &b, path));
+  CK_TRY(read_binary_rows(path, fd, &shape, a, b));
   /* A file that is not regular (or grew meanwhile) may still run on. */
   uint8_t extra;
   ssize_t more = read_some(fd, &extra, 1);
@@ -272,17 +313,15 @@ static ck_status load_binary(const char *path, int fd, const struct stat *info,
   if (more > 0)
     CK_FAIL(CK_ERROR_PARSE,
             "%s: trailing bytes: expected %llu bytes, found more", path,
-            (unsigned long long)expected);
+            (unsigned long long)shape.expected);
 
-  free(chunk);
-  data->rows = (size_t)rows;
-  data->dim = dim;
+  data->rows = (size_t)shape.rows;
+  data->dim = shape.dim;
   data->a = a;
   data->b = b;
   return CK_OK;
 
 fail:
-  free(chunk);
   free(a);
   free(b);
   return status;
@@ -409,6 +448,53 @@ static ck_status csv_line(csv_reader *csv, char *begin, char *end) {
   return CK_OK;
 }
 
+/* Handles the complete lines from *line up to limit, cutting each at its
+ * newline; *line is then the unfinished tail. */
+static ck_status csv_lines(csv_reader *csv, char **line, char *limit) {
+  ck_status status = CK_OK;
+  char *newline;
+  while ((newline = memchr(*line, '\n', (size_t)(limit - *line))) != NULL) {
+    *newline = '\0';
+    CK_TRY(csv_line(csv, *line, newline));
+    csv->line += 1;
+    *line = newline + 1;
+  }
+fail:
+  return status;
+}
+
+/* Doubles the buffer, which holds one unfinished line of capacity bytes,
+ * up to CSV_MAX_LINE; line is its number for the messages. */
+static ck_status grow_line_buffer(const char *path, size_t line, char **buffer,
+                                  size_t *capacity) {
+  if (*capacity >= CSV_MAX_LINE)
+    return ck__fail(CK_ERROR_PARSE, "%s: line %zu is longer than %zu bytes",
+                    path, line, CSV_MAX_LINE);
+  char *grown = realloc(*buffer, 2 * *capacity + 1);
+  if (!grown)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                    "out of memory reading %s: %zu bytes for line %zu", path,
+                    2 * *capacity + 1, line);
+  *buffer = grown;
+  *capacity *= 2;
+  return CK_OK;
+}
+
+/* Hands the rows read to data, giving back what the doubling reserved
+ * (or keeping the larger blocks where that fails). */
+static void csv_hand_over(csv_reader *csv, ck_lsq_data *data) {
+  double *a = realloc(csv->a, csv->rows * csv->dim * sizeof(double));
+  if (a)
+    csv->a = a;
+  double *b = realloc(csv->b, csv->rows * sizeof(double));
+  if (b)
+    csv->b = b;
+  data->rows = csv->rows;
+  data->dim = csv->dim;
+  data->a = csv->a;
+  data->b = csv->b;
+}
+
 static ck_status load_csv(const char *path, int fd, const uint8_t *head,
                           size_t head_size, ck_lsq_data *data) {
   ck_status status = CK_OK;
@@ -430,13 +516,7 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
   for (;;) {
     char *line = buffer;
     char *limit = buffer + used;
-    char *newline;
-    while ((newline = memchr(line, '\n', (size_t)(limit - line))) != NULL) {
-      *newline = '\0';
-      CK_TRY(csv_line(&csv, line, newline));
-      csv.line += 1;
-      line = newline + 1;
-    }
+    CK_TRY(csv_lines(&csv, &line, limit));
     size_t rest = (size_t)(limit - line);
     if (at_end) {
       if (rest > 0) {
@@ -447,19 +527,9 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
     }
     memmove(buffer, line, rest);
     used = rest;
-    if (used == capacity) {
-      /* The whole buffer is one unfinished line. */
-      if (capacity >= CSV_MAX_LINE)
-        CK_FAIL(CK_ERROR_PARSE, "%s: line %zu is longer than %zu bytes", path,
-                csv.line, CSV_MAX_LINE);
-      char *grown = realloc(buffer, 2 * capacity + 1);
-      if (!grown)
-        CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-                "out of memory reading %s: %zu bytes for line %zu", path,
-                2 * capacity + 1, csv.line);
-      buffer = grown;
-      capacity *= 2;
-    }
+    /* The whole buffer is one unfinished line. */
+    if (used == capacity)
+      CK_TRY(grow_line_buffer(path, csv.line, &buffer, &capacity));
     ssize_t got = read_some(fd, buffer + used, capacity - used);
     if (got < 0)
       CK_FAIL(CK_ERROR_IO, "cannot read %s: %s", path, strerror(errno));
@@ -483,17 +553,7 @@ static ck_status load_csv(const char *path, int fd, const uint8_t *head,
             "%s: no data rows (only a header, comments or blank lines)", path);
   ck__c_locale_leave(&locale);
   free(buffer);
-  /* Give back what the doubling reserved; keep the larger block if not. */
-  double *a = realloc(csv.a, csv.rows * csv.dim * sizeof(double));
-  if (a)
-    csv.a = a;
-  double *b = realloc(csv.b, csv.rows * sizeof(double));
-  if (b)
-    csv.b = b;
-  data->rows = csv.rows;
-  data->dim = csv.dim;
-  data->a = csv.a;
-  data->b = csv.b;
+  csv_hand_over(&csv, data);
   return CK_OK;
 
 fail:

@@ -98,20 +98,12 @@ ck_status ck_objective_get_optimum(const ck_objective_info *info, int dim,
   return CK_OK;
 }
 
-ck_status ck_objective_evaluate(const ck_device *device,
-                                const ck_objective_info *info, int dim,
-                                const double *points, size_t count,
-                                int double_precision, double *values) {
-  ck_status status = CK_OK;
-  ck_queue *queue = NULL;
-  ck_program *program = NULL;
-  ck_kernel *kernel = NULL;
-  ck_buffer *input = NULL, *output = NULL;
-  void *staging = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(info);
-  CK__REQUIRE(points);
-  CK__REQUIRE(values);
+/* ck_objective_evaluate's checks of its arguments past the pointers: a
+ * batch the kernel can index, of a function that needs no data, in a
+ * precision the device has. */
+static ck_status check_evaluation(const ck_device *device,
+                                  const ck_objective_info *info, int dim,
+                                  size_t count, int double_precision) {
   if (dim < 1)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_objective_evaluate: dim is %d; it must be at least 1",
@@ -130,6 +122,24 @@ ck_status ck_objective_evaluate(const ck_device *device,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "device %s has no fp64: double precision is unavailable",
                     device->id);
+  return CK_OK;
+}
+
+ck_status ck_objective_evaluate(const ck_device *device,
+                                const ck_objective_info *info, int dim,
+                                const double *points, size_t count,
+                                int double_precision, double *values) {
+  ck_status status = CK_OK;
+  ck_queue *queue = NULL;
+  ck_program *program = NULL;
+  ck_kernel *kernel = NULL;
+  ck_buffer *input = NULL, *output = NULL;
+  void *staging = NULL;
+  CK__REQUIRE(device);
+  CK__REQUIRE(info);
+  CK__REQUIRE(points);
+  CK__REQUIRE(values);
+  CK_TRY(check_evaluation(device, info, dim, count, double_precision));
   if (!ck__device_runs_kernels(device)) {
     (double_precision ? ck__objectives_ref_f64 : ck__objectives_ref_f32)(
         info->id, dim, points, count, values);

@@ -65,11 +65,13 @@ ck_status ck__problem_data_check(const char *config,
   return CK_OK;
 }
 
-ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
-                           const ck__problem_spec *spec) {
+/* Checks which objective the spec asks for: a host objective, a user
+ * source or a built-in function (its info in problem->info), each with
+ * only the settings that go with it. */
+static ck_status check_objective(ck__problem *problem,
+                                 const ck__problem_spec *spec) {
   ck_status status = CK_OK;
   const char *config = spec->config;
-  memset(problem, 0, sizeof *problem);
   if (spec->host) {
     if (spec->source || (spec->function && strcmp(spec->function, "host")))
       return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -101,30 +103,14 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                       "%s.data: the data set's arrays a and b are required",
                       config);
   }
-  int lsq = problem->info && problem->info->id == CK_OBJECTIVE_LSQ;
-  if (lsq && (spec->data->dim < 1 || spec->data->dim > CK__MAX_DIM))
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s.data: the data set has %zu coefficients; lsq takes "
-                    "1 to %d",
-                    config, spec->data->dim, CK__MAX_DIM);
-  int dim = lsq ? (int)spec->data->dim : spec->dim;
-  const ck__field *fields = spec->fields;
-  if ((status = ck__field_check_value(config, &fields[CK__PROBLEM_DIM], dim)))
-    return status;
-  if (spec->source && dim > CK__MAX_USER_DIM)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s.dim: user objectives take at most %d dimensions",
-                    config, CK__MAX_USER_DIM);
-  if (spec->double_precision && !device->has_fp64)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s.double_precision: device %s has no fp64", config,
-                    device->id);
-  if ((spec->has_target &&
-       (status = ck__field_check_value(config, &fields[CK__PROBLEM_TARGET],
-                                       spec->target))) ||
-      (status = ck__field_check_value(config, &fields[CK__PROBLEM_TIME],
-                                      spec->max_seconds)))
-    return status;
+  return CK_OK;
+}
+
+/* Checks the spec's domain lo..hi over dim dimensions: given together
+ * (and given at all for host and user objectives), finite, within the
+ * precision and not empty. */
+static ck_status check_domain(const ck__problem_spec *spec, int dim) {
+  const char *config = spec->config;
   if ((spec->source || spec->host) && (!spec->lo || !spec->hi))
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s.lo: a %s objective needs its domain: give lo and "
@@ -151,6 +137,75 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
                       "%s.lo: lo (%g) must be below hi (%g) in dimension %d",
                       config, spec->lo[d], spec->hi[d], d);
   }
+  return CK_OK;
+}
+
+/* Copies a user objective's source and name into problem, and checks that
+ * it defines objective and takes data exactly when the spec gives some.
+ * What was copied is freed with the problem, by the caller. */
+static ck_status adopt_user_source(ck__problem *problem,
+                                   const ck__problem_spec *spec) {
+  ck_status status = CK_OK;
+  const char *config = spec->config;
+  problem->user_source = strdup(spec->source);
+  problem->user_name =
+      strdup(spec->source_name ? spec->source_name : "objective.cl");
+  if (!problem->user_source || !problem->user_name)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if (!names_objective(problem->user_source))
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: no function objective here; a user objective is OpenCL C "
+            "defining float objective(const float *x, int dim[, __global "
+            "const float *data])",
+            problem->user_name);
+  problem->user_has_data = takes_data(problem->user_source);
+  if (problem->user_has_data && !spec->data)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "%s.data: the objective in %s takes a data argument: give "
+            "data",
+            config, problem->user_name);
+  if (!problem->user_has_data && spec->data)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "%s.data: the objective in %s takes no data argument "
+            "(objective(x, dim, __global const float *data))",
+            config, problem->user_name);
+fail:
+  return status;
+}
+
+ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
+                           const ck__problem_spec *spec) {
+  ck_status status = CK_OK;
+  const char *config = spec->config;
+  memset(problem, 0, sizeof *problem);
+  if ((status = check_objective(problem, spec)))
+    return status;
+  int lsq = problem->info && problem->info->id == CK_OBJECTIVE_LSQ;
+  if (lsq && (spec->data->dim < 1 || spec->data->dim > CK__MAX_DIM))
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s.data: the data set has %zu coefficients; lsq takes "
+                    "1 to %d",
+                    config, spec->data->dim, CK__MAX_DIM);
+  int dim = lsq ? (int)spec->data->dim : spec->dim;
+  const ck__field *fields = spec->fields;
+  if ((status = ck__field_check_value(config, &fields[CK__PROBLEM_DIM], dim)))
+    return status;
+  if (spec->source && dim > CK__MAX_USER_DIM)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s.dim: user objectives take at most %d dimensions",
+                    config, CK__MAX_USER_DIM);
+  if (spec->double_precision && !device->has_fp64)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "%s.double_precision: device %s has no fp64", config,
+                    device->id);
+  if ((spec->has_target &&
+       (status = ck__field_check_value(config, &fields[CK__PROBLEM_TARGET],
+                                       spec->target))) ||
+      (status = ck__field_check_value(config, &fields[CK__PROBLEM_TIME],
+                                      spec->max_seconds)))
+    return status;
+  if ((status = check_domain(spec, dim)))
+    return status;
   if (lsq && spec->data->rows * (spec->data->dim + 1) > 0xFFFFFFFFu)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s.data: %zu rows of %zu values exceed 2^32 values",
@@ -173,32 +228,10 @@ ck_status ck__problem_init(ck__problem *problem, const ck_device *device,
     problem->lo[d] = spec->lo ? spec->lo[d] : problem->info->lo;
     problem->hi[d] = spec->hi ? spec->hi[d] : problem->info->hi;
   }
-  if (spec->source) {
-    problem->user_source = strdup(spec->source);
-    problem->user_name =
-        strdup(spec->source_name ? spec->source_name : "objective.cl");
-    if (!problem->user_source || !problem->user_name)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-    if (!names_objective(problem->user_source))
-      CK_FAIL(CK_ERROR_PARSE,
-              "%s: no function objective here; a user objective is OpenCL C "
-              "defining float objective(const float *x, int dim[, __global "
-              "const float *data])",
-              problem->user_name);
-    problem->user_has_data = takes_data(problem->user_source);
-    if (problem->user_has_data && !spec->data)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "%s.data: the objective in %s takes a data argument: give "
-              "data",
-              config, problem->user_name);
-    if (!problem->user_has_data && spec->data)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "%s.data: the objective in %s takes no data argument "
-              "(objective(x, dim, __global const float *data))",
-              config, problem->user_name);
-  } else if (!spec->host) {
+  if (spec->source)
+    CK_TRY(adopt_user_source(problem, spec));
+  else if (!spec->host)
     CK_TRY(ck__problem_data_check(config, problem->info, spec->data != NULL));
-  }
   return CK_OK;
 fail:
   ck__problem_free(problem);

@@ -349,20 +349,107 @@ static void discard_entry(int directory, const char *name, int fd) {
     unlinkat(directory, name, 0);
 }
 
+/* The SHA-256 of an entry's kernel names and binary, as its header holds
+ * it. */
+static void entry_digest(const char *names, size_t names_size, const void *data,
+                         size_t size, uint8_t digest[32]) {
+  ck__sha256_context context;
+  ck__sha256_init(&context);
+  ck__sha256_update(&context, names, names_size);
+  ck__sha256_update(&context, data, size);
+  ck__sha256_final(&context, digest);
+}
+
+/*
+ * Opens the entry name in dir for reading into *fd, and *info its status.
+ * A missing entry is CK_ERROR_NOT_FOUND without a message, as is one that
+ * is not a regular file of the user's; *fd is then -1.
+ */
+static ck_status open_entry(int dir, const char *directory, const char *name,
+                            int *fd, struct stat *info) {
+  ck_status status = CK_OK;
+  *fd = -1;
+  /* O_NONBLOCK: a FIFO in an entry's place must not stall the open. A
+   * link is a miss (ELOOP), as is anything but a regular file of the
+   * user's: it is not read, and the rebuilt entry is renamed over it. */
+  int opened =
+      openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (opened < 0) {
+    if (errno == ENOENT || errno == ELOOP)
+      return CK_ERROR_NOT_FOUND;
+    return ck__fail(CK_ERROR_CACHE, "cannot open kernel cache entry %s/%s: %s",
+                    directory, name, strerror(errno));
+  }
+  if (fstat(opened, info) != 0)
+    CK_FAIL(CK_ERROR_CACHE, "cannot stat kernel cache entry %s/%s: %s",
+            directory, name, strerror(errno));
+  if (!S_ISREG(info->st_mode) || !private_to_user(info)) {
+    status = CK_ERROR_NOT_FOUND;
+    goto fail;
+  }
+  *fd = opened;
+  return CK_OK;
+fail:
+  close(opened);
+  return status;
+}
+
+/* Reads the next size bytes of the entry at fd. An entry that ends early
+ * is damaged: *corrupt is set, and the status is CK_ERROR_NOT_FOUND. */
+static ck_status read_part(int fd, void *buffer, size_t size,
+                           const char *directory, const char *name,
+                           int *corrupt) {
+  if (read_all(fd, buffer, size) == 0)
+    return CK_OK;
+  if (errno != 0)
+    return ck__fail(CK_ERROR_CACHE, "cannot read kernel cache entry %s/%s: %s",
+                    directory, name, strerror(errno));
+  *corrupt = 1;
+  return CK_ERROR_NOT_FOUND;
+}
+
+/* 1 when header begins an entry of this format for key, and the sizes it
+ * declares add up to the file's: *names_size and *declared are then those
+ * of the kernel names and of the binary. 0 when the entry is damaged. */
+static int header_fits(const uint8_t header[CK__CACHE_HEADER_SIZE],
+                       const uint8_t key[32], const struct stat *info,
+                       uint32_t *names_size, uint64_t *declared) {
+  *names_size = ck__get_u32(header + 12);
+  *declared = ck__get_u64(header + 16);
+  if (memcmp(header, cache_magic, sizeof cache_magic) != 0 ||
+      ck__get_u32(header + 8) != CK__CACHE_VERSION ||
+      memcmp(header + 56, key, 32) != 0 ||
+      info->st_size < CK__CACHE_HEADER_SIZE ||
+      *names_size > CK__CACHE_KERNELS_LIMIT)
+    return 0;
+  uint64_t body = (uint64_t)info->st_size - CK__CACHE_HEADER_SIZE;
+  return *names_size <= body && *declared == body - *names_size &&
+         *declared < (uint64_t)SIZE_MAX;
+}
+
+/* 1 when the kernel names (NUL-terminated) and the binary are what the
+ * header's digest was made of, and the names hold no NUL of their own. */
+static int contents_match(const uint8_t header[CK__CACHE_HEADER_SIZE],
+                          const char *names, uint32_t names_size,
+                          const uint8_t *data, uint64_t declared) {
+  uint8_t digest[32];
+  entry_digest(names, names_size, data, (size_t)declared, digest);
+  return memcmp(digest, header + 24, sizeof digest) == 0 &&
+         strlen(names) == names_size;
+}
+
 ck_status ck__cache_load_kind(ck__cache_kind kind, const uint8_t key[32],
                               void **payload, size_t *size, char **kernels) {
   ck_status status = CK_OK;
   char directory[CK__CACHE_PATH_CAPACITY];
   char name[CK__CACHE_NAME_CAPACITY];
   uint8_t header[CK__CACHE_HEADER_SIZE];
-  uint8_t digest[32];
   uint8_t *data = NULL;
   char *names = NULL;
   int dir = -1, fd = -1, corrupt = 0;
   struct stat info;
-  uint64_t declared = 0, body = 0;
+  uint64_t declared = 0;
   uint32_t names_size = 0;
-  ck__sha256_context context;
 /* The entry is damaged (short, or its header, key or digest wrong). */
 #define CORRUPT()                                                              \
   do {                                                                         \
@@ -382,43 +469,9 @@ ck_status ck__cache_load_kind(ck__cache_kind kind, const uint8_t key[32],
     return CK_ERROR_NOT_FOUND;
 
   entry_name(kind, key, name);
-  /* O_NONBLOCK: a FIFO in an entry's place must not stall the open. A
-   * link is a miss (ELOOP), as is anything but a regular file of the
-   * user's: it is not read, and the rebuilt entry is renamed over it. */
-  fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ENOENT || errno == ELOOP) {
-      status = CK_ERROR_NOT_FOUND;
-      goto fail;
-    }
-    CK_FAIL(CK_ERROR_CACHE, "cannot open kernel cache entry %s/%s: %s",
-            directory, name, strerror(errno));
-  }
-  if (fstat(fd, &info) != 0)
-    CK_FAIL(CK_ERROR_CACHE, "cannot stat kernel cache entry %s/%s: %s",
-            directory, name, strerror(errno));
-  if (!S_ISREG(info.st_mode) || !private_to_user(&info)) {
-    status = CK_ERROR_NOT_FOUND;
-    goto fail;
-  }
-  if (read_all(fd, header, sizeof header) != 0) {
-    if (errno != 0)
-      CK_FAIL(CK_ERROR_CACHE, "cannot read kernel cache entry %s/%s: %s",
-              directory, name, strerror(errno));
-    CORRUPT();
-  }
-
-  names_size = ck__get_u32(header + 12);
-  declared = ck__get_u64(header + 16);
-  if (memcmp(header, cache_magic, sizeof cache_magic) != 0 ||
-      ck__get_u32(header + 8) != CK__CACHE_VERSION ||
-      memcmp(header + 56, key, 32) != 0 ||
-      info.st_size < CK__CACHE_HEADER_SIZE ||
-      names_size > CK__CACHE_KERNELS_LIMIT)
-    CORRUPT();
-  body = (uint64_t)info.st_size - CK__CACHE_HEADER_SIZE;
-  if (names_size > body || declared != body - names_size ||
-      declared >= (uint64_t)SIZE_MAX)
+  CK_TRY(open_entry(dir, directory, name, &fd, &info));
+  CK_TRY(read_part(fd, header, sizeof header, directory, name, &corrupt));
+  if (!header_fits(header, key, &info, &names_size, &declared))
     CORRUPT();
 
   names = malloc((size_t)names_size + 1);
@@ -426,21 +479,11 @@ ck_status ck__cache_load_kind(ck__cache_kind kind, const uint8_t key[32],
   if (!names || !data)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
             "out of memory reading kernel cache entry %s/%s (%llu bytes)",
-            directory, name, (unsigned long long)body);
-  if (read_all(fd, names, names_size) != 0 ||
-      read_all(fd, data, (size_t)declared) != 0) {
-    if (errno != 0)
-      CK_FAIL(CK_ERROR_CACHE, "cannot read kernel cache entry %s/%s: %s",
-              directory, name, strerror(errno));
-    CORRUPT();
-  }
+            directory, name, (unsigned long long)(names_size + declared));
+  CK_TRY(read_part(fd, names, names_size, directory, name, &corrupt));
+  CK_TRY(read_part(fd, data, (size_t)declared, directory, name, &corrupt));
   names[names_size] = '\0';
-  ck__sha256_init(&context);
-  ck__sha256_update(&context, names, names_size);
-  ck__sha256_update(&context, data, (size_t)declared);
-  ck__sha256_final(&context, digest);
-  if (memcmp(digest, header + 24, sizeof digest) != 0 ||
-      strlen(names) != names_size)
+  if (!contents_match(header, names, names_size, data, declared))
     CORRUPT();
 
   *payload = data;
@@ -500,6 +543,42 @@ static void discard_stale_temporaries(int dir) {
   closedir(directory);
 }
 
+/* Creates a new temporary file ".<hex of key>.tmp.<token>" in dir for
+ * writing: its name in temp, its descriptor in *fd. */
+static ck_status create_temporary(int dir, const char *directory,
+                                  const uint8_t key[32],
+                                  char temp[CK__CACHE_NAME_CAPACITY], int *fd) {
+  char hex[2 * 32 + 1];
+  ck__hex(key, 32, hex);
+  *fd = -1;
+  /* O_CLOEXEC at the open itself (mkstemp has no such flag, and a later
+   * fcntl leaves a window): a child that another thread of the caller
+   * starts meanwhile must not inherit the descriptor. */
+  for (int attempt = 0; *fd < 0; ++attempt) {
+    snprintf(temp, CK__CACHE_NAME_CAPACITY, ".%s%s%08x", hex, temp_infix,
+             ck__temporary_token());
+    *fd = openat(dir, temp,
+                 O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (*fd < 0 && (errno != EEXIST || attempt == 99))
+      return ck__fail(CK_ERROR_CACHE,
+                      "cannot create temporary cache file %s/%s: %s", directory,
+                      temp, strerror(errno));
+  }
+  return CK_OK;
+}
+
+/* Lays out the header of key's entry (see the top of this file). */
+static void fill_header(uint8_t header[CK__CACHE_HEADER_SIZE],
+                        const uint8_t key[32], const char *kernels,
+                        size_t names_size, const void *payload, size_t size) {
+  memcpy(header, cache_magic, sizeof cache_magic);
+  ck__put_u32(header + 8, CK__CACHE_VERSION);
+  ck__put_u32(header + 12, (uint32_t)names_size);
+  ck__put_u64(header + 16, (uint64_t)size);
+  entry_digest(kernels, names_size, payload, size, header + 24);
+  memcpy(header + 56, key, 32);
+}
+
 ck_status ck__cache_store_kind(ck__cache_kind kind, const uint8_t key[32],
                                const char *kernels, const void *payload,
                                size_t size) {
@@ -507,9 +586,7 @@ ck_status ck__cache_store_kind(ck__cache_kind kind, const uint8_t key[32],
   char directory[CK__CACHE_PATH_CAPACITY];
   char name[CK__CACHE_NAME_CAPACITY];
   char temp[CK__CACHE_NAME_CAPACITY];
-  char hex[2 * 32 + 1];
   uint8_t header[CK__CACHE_HEADER_SIZE];
-  ck__sha256_context context;
   size_t names_size = kernels ? strlen(kernels) : 0;
   int dir = -1, fd = -1;
   int have_temp = 0;
@@ -527,31 +604,10 @@ ck_status ck__cache_store_kind(ck__cache_kind kind, const uint8_t key[32],
 
   CK_TRY(locate(directory, sizeof directory, 1, &dir));
   discard_stale_temporaries(dir);
-  ck__hex(key, 32, hex);
-
-  /* O_CLOEXEC at the open itself (mkstemp has no such flag, and a later
-   * fcntl leaves a window): a child that another thread of the caller
-   * starts meanwhile must not inherit the descriptor. */
-  for (int attempt = 0; fd < 0; ++attempt) {
-    snprintf(temp, sizeof temp, ".%s%s%08x", hex, temp_infix,
-             ck__temporary_token());
-    fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                0600);
-    if (fd < 0 && (errno != EEXIST || attempt == 99))
-      CK_FAIL(CK_ERROR_CACHE, "cannot create temporary cache file %s/%s: %s",
-              directory, temp, strerror(errno));
-  }
+  CK_TRY(create_temporary(dir, directory, key, temp, &fd));
   have_temp = 1;
 
-  memcpy(header, cache_magic, sizeof cache_magic);
-  ck__put_u32(header + 8, CK__CACHE_VERSION);
-  ck__put_u32(header + 12, (uint32_t)names_size);
-  ck__put_u64(header + 16, (uint64_t)size);
-  ck__sha256_init(&context);
-  ck__sha256_update(&context, kernels, names_size);
-  ck__sha256_update(&context, payload, size);
-  ck__sha256_final(&context, header + 24);
-  memcpy(header + 56, key, 32);
+  fill_header(header, key, kernels, names_size, payload, size);
   if (ck__write_all(fd, header, sizeof header) != 0 ||
       ck__write_all(fd, kernels, names_size) != 0 ||
       ck__write_all(fd, payload, size) != 0)

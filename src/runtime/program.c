@@ -123,6 +123,25 @@ static ck_status build(ck_queue *queue, ck_program *program, const char *source,
   return status;
 }
 
+/* The device's build options for program name, then the caller's
+ * defines, into options (capacity bytes). */
+static ck_status build_options(ck_queue *queue, const char *name,
+                               const char *defines, char *options,
+                               size_t capacity) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__device_build_options(&queue->device, options, capacity));
+  if (defines && *defines) {
+    size_t used = strlen(options);
+    if (used + 1 + strlen(defines) + 1 > capacity)
+      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+              "build options for program '%s' are longer than %zu bytes", name,
+              capacity);
+    snprintf(options + used, capacity - used, " %s", defines);
+  }
+fail:
+  return status;
+}
+
 ck_status ck_program_build(ck_queue *queue, const char *name,
                            const char *defines, ck_program **program) {
   return ck__program_build_prefixed(queue, name, defines, NULL, NULL, program);
@@ -153,15 +172,7 @@ ck_status ck__program_build_prefixed(ck_queue *queue, const char *name,
             "device %s runs no kernels: ref work is plain C in each "
             "workload's ref steps",
             queue->device.id);
-  CK_TRY(ck__device_build_options(&queue->device, options, sizeof options));
-  if (defines && *defines) {
-    size_t used = strlen(options);
-    if (used + 1 + strlen(defines) + 1 > sizeof options)
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "build options for program '%s' are longer than %zu bytes", name,
-              sizeof options);
-    snprintf(options + used, sizeof options - used, " %s", defines);
-  }
+  CK_TRY(build_options(queue, name, defines, options, sizeof options));
   snprintf(made->stats.options, sizeof made->stats.options, "%s", options);
   /* A session's queue: a program it keeps built needs no build. The
    * embedded sources do not change in a process, so there the program's
