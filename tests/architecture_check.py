@@ -71,10 +71,6 @@ FUNCTION_ROOTS = ("src", "tools")
 LONG = {
     "src/aco/aco_create.c:upload_graph": 97,
     "src/aco/aco_workload.c:aco_run": 81,
-    "src/framework/json.c:result_json": 144,
-    "src/framework/loop.c:ck__loop_run": 94,
-    "src/framework/plot.c:draw_panel": 83,
-    "src/framework/workload.c:ck_compare_run": 86,
     "src/ga/ga_opencl.c:opencl_setup": 102,
     "src/gas/gas_create.c:start_from": 83,
     "src/gas/gas_cuda.c:launch_slab": 88,

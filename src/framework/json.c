@@ -118,6 +118,150 @@ static const ck_option *find_option(const ck_result *result, const char *name) {
   return NULL;
 }
 
+/* The run's identity: workload, clkit's version, device, and the status
+ * and message of a run that failed. */
+static void put_identity(json_text *text, const ck_result *result) {
+  const char *version = "";
+  ck_version_get(&version);
+  put(text, "{\"workload\":");
+  put_string(text, result->workload, sizeof result->workload);
+  put(text, ",\"version\":");
+  put_string(text, version, strlen(version) + 1);
+  put(text, ",\"device\":");
+  put_string(text, result->device, sizeof result->device);
+  put(text, ",\"device_name\":");
+  put_string(text, result->device_name, sizeof result->device_name);
+  if (result->status != CK_OK) {
+    const char *name = "";
+    ck_status_get_name(result->status, &name);
+    put(text, ",\"status\":");
+    put_string(text, name, strlen(name) + 1);
+    put(text, ",\"error\":");
+    put_string(text, result->error, sizeof result->error);
+  }
+}
+
+/* The figures every workload fills: seed, times, best, throughput, the
+ * agreement with ref and why the run stopped. */
+static void put_figures(json_text *text, const ck_result *result) {
+  put(text, ",\"seed\":%" PRIu64, result->seed);
+  put(text, ",\"total_s\":");
+  put_number(text, result->total_s);
+  put(text, ",\"build_s\":");
+  put_number(text, result->build_s);
+  put(text, ",\"wall_s\":");
+  put_number(text, result->wall_s);
+  put(text, ",\"kernel_s\":");
+  put_number(text, result->kernel_s);
+  put(text, ",\"best\":");
+  put_number(text, result->best);
+  put(text, ",\"best_name\":");
+  put_string(text, result->best_name, sizeof result->best_name);
+  put(text, ",\"throughput\":");
+  put_number(text, result->throughput);
+  put(text, ",\"throughput_unit\":");
+  put_string(text, result->throughput_unit, sizeof result->throughput_unit);
+  put(text, ",\"agreement\":");
+  put_number(text, result->agreement);
+  /* Agreement is unknown in a run not compared: no claim either way. */
+  put(text, ",\"agrees\":%s",
+      isnan(result->agreement) ? "null"
+      : result->agrees         ? "true"
+                               : "false");
+  put(text, ",\"stopped_by\":");
+  if (result->stopped_by[0])
+    put_string(text, result->stopped_by, sizeof result->stopped_by);
+  else
+    put(text, "null");
+}
+
+/* A gas member's slab: its ends along one axis, or a grid's box by its
+ * corners; nothing for a member without one (slab_axis -1). */
+static void put_slab(json_text *text, const ck_spread_member *member) {
+  if (member->slab_axis == 2) {
+    /* A grid's box: its corners. */
+    put(text, ",\"slab\":{\"axis\":\"xy\",\"from\":[");
+    put_number(text, member->slab[0]);
+    put(text, ",");
+    put_number(text, member->slab_y[0]);
+    put(text, "],\"to\":[");
+    put_number(text, member->slab[1]);
+    put(text, ",");
+    put_number(text, member->slab_y[1]);
+    put(text, "]}");
+  } else if (member->slab_axis >= 0) {
+    put(text,
+        ",\"slab\":{\"axis\":\"%s\",\"from\":", member->slab_axis ? "y" : "x");
+    put_number(text, member->slab[0]);
+    put(text, ",\"to\":");
+    put_number(text, member->slab[1]);
+    put(text, "}");
+  }
+}
+
+/* A spread run's members, each an object of its device, share and
+ * times; nothing for a run on one device. */
+static void put_members(json_text *text, const ck_result *result) {
+  if (!result->members)
+    return;
+  put(text, ",\"member_units\":");
+  put_string(text, result->member_units, sizeof result->member_units);
+  put(text, ",\"members\":[");
+  for (size_t i = 0; i < result->member_count; ++i) {
+    const ck_spread_member *member = &result->members[i];
+    put(text, "%s{\"device\":", i ? "," : "");
+    put_string(text, member->device, sizeof member->device);
+    put(text, ",\"device_name\":");
+    put_string(text, member->device_name, sizeof member->device_name);
+    put(text, ",\"rank\":%d,\"units\":%" PRIu64 ",\"share\":", member->rank,
+        member->units);
+    put_number(text, member->share);
+    put(text, ",\"compute_s\":");
+    put_number(text, member->compute_s);
+    put(text, ",\"exchange_s\":");
+    put_number(text, member->exchange_s);
+    put(text, ",\"bytes_sent\":%" PRIu64, member->bytes_sent);
+    put_slab(text, member);
+    put(text, "}");
+  }
+  put(text, "]");
+}
+
+/* The workload's own metrics, each a key of the object: a flag as true
+ * or false, the rest as numbers. */
+static void put_metrics(json_text *text, const ck_result *result) {
+  for (size_t i = 0; i < result->metric_count; ++i) {
+    const ck_metric *metric = &result->metrics[i];
+    put(text, ",");
+    put_string(text, metric->name, sizeof metric->name);
+    put(text, ":");
+    if (metric->is_flag)
+      put(text, "%s", metric->value != 0 ? "true" : "false");
+    else
+      put_number(text, metric->value);
+  }
+}
+
+/* The options the run resolved, as an object of name to value; nothing
+ * for a result without them. */
+static void put_options(json_text *text, const ck_result *result) {
+  if (!result->options)
+    return;
+  put(text, ",\"options\":{");
+  int first = 1;
+  for (size_t i = 0; i < result->option_count; ++i) {
+    const ck_param *option = &result->options[i];
+    if (!option->name)
+      continue;
+    put(text, first ? "" : ",");
+    first = 0;
+    put_string(text, option->name, strlen(option->name) + 1);
+    put(text, ":");
+    put_option(text, find_option(result, option->name), option->value);
+  }
+  put(text, "}");
+}
+
 static ck_status result_json(const ck_result *result, char **json) {
   ck_status status = CK_OK;
   CK__REQUIRE_IN("ck_result_format_json", result);
@@ -131,53 +275,8 @@ static ck_status result_json(const ck_result *result, char **json) {
   json_text text = {malloc(1024), 0, 1024, 0};
   if (!text.data)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");
-  const char *version = "";
-  ck_version_get(&version);
-  put(&text, "{\"workload\":");
-  put_string(&text, result->workload, sizeof result->workload);
-  put(&text, ",\"version\":");
-  put_string(&text, version, strlen(version) + 1);
-  put(&text, ",\"device\":");
-  put_string(&text, result->device, sizeof result->device);
-  put(&text, ",\"device_name\":");
-  put_string(&text, result->device_name, sizeof result->device_name);
-  if (result->status != CK_OK) {
-    const char *name = "";
-    ck_status_get_name(result->status, &name);
-    put(&text, ",\"status\":");
-    put_string(&text, name, strlen(name) + 1);
-    put(&text, ",\"error\":");
-    put_string(&text, result->error, sizeof result->error);
-  }
-  put(&text, ",\"seed\":%" PRIu64, result->seed);
-  put(&text, ",\"total_s\":");
-  put_number(&text, result->total_s);
-  put(&text, ",\"build_s\":");
-  put_number(&text, result->build_s);
-  put(&text, ",\"wall_s\":");
-  put_number(&text, result->wall_s);
-  put(&text, ",\"kernel_s\":");
-  put_number(&text, result->kernel_s);
-  put(&text, ",\"best\":");
-  put_number(&text, result->best);
-  put(&text, ",\"best_name\":");
-  put_string(&text, result->best_name, sizeof result->best_name);
-  put(&text, ",\"throughput\":");
-  put_number(&text, result->throughput);
-  put(&text, ",\"throughput_unit\":");
-  put_string(&text, result->throughput_unit, sizeof result->throughput_unit);
-  put(&text, ",\"agreement\":");
-  put_number(&text, result->agreement);
-  /* Agreement is unknown in a run not compared: no claim either way. */
-  put(&text, ",\"agrees\":%s",
-      isnan(result->agreement) ? "null"
-      : result->agrees         ? "true"
-                               : "false");
-  put(&text, ",\"stopped_by\":");
-  if (result->stopped_by[0])
-    put_string(&text, result->stopped_by, sizeof result->stopped_by);
-  else
-    put(&text, "null");
+  put_identity(&text, result);
+  put_figures(&text, result);
   if (result->position) {
     put(&text, ",\"x\":[");
     for (size_t i = 0; i < result->position_count; ++i) {
@@ -186,72 +285,9 @@ static ck_status result_json(const ck_result *result, char **json) {
     }
     put(&text, "]");
   }
-  if (result->members) {
-    put(&text, ",\"member_units\":");
-    put_string(&text, result->member_units, sizeof result->member_units);
-    put(&text, ",\"members\":[");
-    for (size_t i = 0; i < result->member_count; ++i) {
-      const ck_spread_member *member = &result->members[i];
-      put(&text, "%s{\"device\":", i ? "," : "");
-      put_string(&text, member->device, sizeof member->device);
-      put(&text, ",\"device_name\":");
-      put_string(&text, member->device_name, sizeof member->device_name);
-      put(&text, ",\"rank\":%d,\"units\":%" PRIu64 ",\"share\":", member->rank,
-          member->units);
-      put_number(&text, member->share);
-      put(&text, ",\"compute_s\":");
-      put_number(&text, member->compute_s);
-      put(&text, ",\"exchange_s\":");
-      put_number(&text, member->exchange_s);
-      put(&text, ",\"bytes_sent\":%" PRIu64, member->bytes_sent);
-      if (member->slab_axis == 2) {
-        /* A grid's box: its corners. */
-        put(&text, ",\"slab\":{\"axis\":\"xy\",\"from\":[");
-        put_number(&text, member->slab[0]);
-        put(&text, ",");
-        put_number(&text, member->slab_y[0]);
-        put(&text, "],\"to\":[");
-        put_number(&text, member->slab[1]);
-        put(&text, ",");
-        put_number(&text, member->slab_y[1]);
-        put(&text, "]}");
-      } else if (member->slab_axis >= 0) {
-        put(&text, ",\"slab\":{\"axis\":\"%s\",\"from\":",
-            member->slab_axis ? "y" : "x");
-        put_number(&text, member->slab[0]);
-        put(&text, ",\"to\":");
-        put_number(&text, member->slab[1]);
-        put(&text, "}");
-      }
-      put(&text, "}");
-    }
-    put(&text, "]");
-  }
-  for (size_t i = 0; i < result->metric_count; ++i) {
-    const ck_metric *metric = &result->metrics[i];
-    put(&text, ",");
-    put_string(&text, metric->name, sizeof metric->name);
-    put(&text, ":");
-    if (metric->is_flag)
-      put(&text, "%s", metric->value != 0 ? "true" : "false");
-    else
-      put_number(&text, metric->value);
-  }
-  if (result->options) {
-    put(&text, ",\"options\":{");
-    int first = 1;
-    for (size_t i = 0; i < result->option_count; ++i) {
-      const ck_param *option = &result->options[i];
-      if (!option->name)
-        continue;
-      put(&text, first ? "" : ",");
-      first = 0;
-      put_string(&text, option->name, strlen(option->name) + 1);
-      put(&text, ":");
-      put_option(&text, find_option(result, option->name), option->value);
-    }
-    put(&text, "}");
-  }
+  put_members(&text, result);
+  put_metrics(&text, result);
+  put_options(&text, result);
   put(&text, "}");
   if (text.failed)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for JSON");

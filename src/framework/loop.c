@@ -75,6 +75,60 @@ static ck_status read_device(const ck__loop_rules *rules,
   return status;
 }
 
+/* The step limit, if any, into *limit and the rule it comes from into
+ * *limit_rule; returns whether there is one. 0 is a limit here (a budget
+ * that initialisation uses up allows no step), so whether there is one
+ * is kept apart. */
+static int step_limit(const ck__loop_rules *rules, uint64_t *limit,
+                      ck_stop *limit_rule) {
+  assert(rules && limit && limit_rule);
+  *limit = rules->max_steps;
+  *limit_rule = CK_STOP_STEPS;
+  int limited = *limit != 0;
+  if (rules->max_evaluations) {
+    /* Initialisation evaluates as many as a step does (the optimisers'
+     * create refuses budgets below that). */
+    uint64_t by_evaluations = rules->max_evaluations / rules->per_step;
+    by_evaluations = by_evaluations > 0 ? by_evaluations - 1 : 0;
+    if (!limited || by_evaluations < *limit) {
+      *limit = by_evaluations;
+      *limit_rule = CK_STOP_EVALUATIONS;
+    }
+    limited = 1;
+  }
+  if (!limited && !rules->has_target && rules->max_seconds <= 0) {
+    *limit = rules->default_steps;
+    limited = 1;
+  }
+  return limited;
+}
+
+/* The steps of the next chunk: chunk, but no more than the limit leaves
+ * (where limited) nor than the driver's schedule allows before its next
+ * due work. */
+static uint64_t steps_now(const ck__loop_driver *driver, uint64_t chunk,
+                          uint64_t limit, int limited, uint64_t done) {
+  uint64_t steps = chunk;
+  if (limited && steps > limit - done)
+    steps = limit - done;
+  if (driver->due) {
+    uint64_t due = driver->due(driver->self, done);
+    steps = due < steps ? due : steps;
+  }
+  return steps;
+}
+
+/* A chunk that takes about a twentieth of a second, going by the last:
+ * steps steps in elapsed seconds; 1 to the rules' max_chunk. */
+static uint64_t next_chunk(const ck__loop_rules *rules, double elapsed,
+                           uint64_t steps) {
+  double per_step = elapsed / (double)steps;
+  double wanted = per_step > 0 ? 0.05 / per_step : (double)rules->max_chunk;
+  return wanted < 1                          ? 1
+         : wanted > (double)rules->max_chunk ? rules->max_chunk
+                                             : (uint64_t)wanted;
+}
+
 ck_status ck__loop_run(const ck__loop_rules *rules,
                        const ck__loop_driver *driver,
                        ck__loop_outcome *outcome) {
@@ -87,27 +141,9 @@ ck_status ck__loop_run(const ck__loop_rules *rules,
   assert(!rules->progress || rules->cancelled);
   memset(outcome, 0, sizeof *outcome);
   int stepwise = rules->shape == CK__LOOP_STEPWISE;
-  /* The step limit, if any, and the rule it comes from. 0 is a limit here
-   * (a budget that initialisation uses up allows no step), so whether
-   * there is one is kept apart. */
-  uint64_t limit = rules->max_steps;
-  int limited = limit != 0;
+  uint64_t limit = 0;
   ck_stop limit_rule = CK_STOP_STEPS;
-  if (rules->max_evaluations) {
-    /* Initialisation evaluates as many as a step does (the optimisers'
-     * create refuses budgets below that). */
-    uint64_t by_evaluations = rules->max_evaluations / rules->per_step;
-    by_evaluations = by_evaluations > 0 ? by_evaluations - 1 : 0;
-    if (!limited || by_evaluations < limit) {
-      limit = by_evaluations;
-      limit_rule = CK_STOP_EVALUATIONS;
-    }
-    limited = 1;
-  }
-  if (!limited && !rules->has_target && rules->max_seconds <= 0) {
-    limit = rules->default_steps;
-    limited = 1;
-  }
+  int limited = step_limit(rules, &limit, &limit_rule);
   uint64_t chunk = rules->check_every ? rules->check_every : 1;
   ck__loop_reading reading = {0, 0, NAN, CK_STOP_NONE};
   double started = ck__seconds();
@@ -120,13 +156,7 @@ ck_status ck__loop_run(const ck__loop_rules *rules,
                           rules, &reading, limited, limit, limit_rule,
                           outcome->steps, ck__seconds() - started, 0)))
       break;
-    uint64_t steps = chunk;
-    if (limited && steps > limit - outcome->steps)
-      steps = limit - outcome->steps;
-    if (driver->due) {
-      uint64_t due = driver->due(driver->self, outcome->steps);
-      steps = due < steps ? due : steps;
-    }
+    uint64_t steps = steps_now(driver, chunk, limit, limited, outcome->steps);
     double chunk_started = ck__seconds();
     CK_TRY(driver->step(driver->self, steps));
     outcome->steps += steps;
@@ -155,13 +185,8 @@ ck_status ck__loop_run(const ck__loop_rules *rules,
       CK_TRY(report(rules, &reading, limited, limit, outcome->steps,
                     ck__seconds() - started, 0));
     }
-    if (!rules->check_every) {
-      double per_step = elapsed / (double)steps;
-      double wanted = per_step > 0 ? 0.05 / per_step : (double)rules->max_chunk;
-      chunk = wanted < 1                          ? 1
-              : wanted > (double)rules->max_chunk ? rules->max_chunk
-                                                  : (uint64_t)wanted;
-    }
+    if (!rules->check_every)
+      chunk = next_chunk(rules, elapsed, steps);
   }
   if (outcome->stopped_by == CK_STOP_TARGET)
     outcome->target_step = reading.met_step;

@@ -552,13 +552,12 @@ static void draw_header(painter *p, const chart *c) {
               ANCHOR_START, 0);
 }
 
-static void draw_panel(painter *p, const chart *c, size_t index) {
-  assert(index < c->panel_count);
-  const panel *panel = &c->panels[index];
+/* A panel's grid, under everything else; then its frame, the ticks
+ * outside it with the y axis's labels, and the axis's name, turned. */
+static void draw_frame(painter *p, const chart *c, const panel *panel) {
   const scale *y = &panel->y;
   double top = y->to, bottom = y->from;
   char text[40];
-  /* The grid, under everything else. */
   for (size_t t = 0; t < c->x.tick_count; ++t) {
     double at = position(&c->x, c->x.ticks[t]);
     draw_line(p, at, top, at, bottom, grid_colour, 1);
@@ -591,6 +590,45 @@ static void draw_panel(painter *p, const chart *c, size_t index) {
   fit_text(p, label, sizeof label, bottom - top, ROLE_LABEL);
   draw_text(p, PAD + LABEL_ROOM / 2.0, (top + bottom) / 2, label, ROLE_LABEL,
             ANCHOR_MIDDLE, 1);
+}
+
+/* A series' vertices in pixels into xy (room for 2 count + 1 points),
+ * the points that y's scale cannot show left out; a best so far held
+ * level to each next point and to its until. Returns how many. */
+static size_t series_points(const chart *c, const scale *y,
+                            const ck__plot_series *series, double *xy) {
+  size_t used = 0;
+  for (size_t i = 0; i < series->count; ++i) {
+    double vx = value_at(series->x, series->stride, i);
+    double vy = value_at(series->y, series->stride, i);
+    if (!isfinite(vx) || !isfinite(vy) || (y->log && !(vy > 0)))
+      continue;
+    double px = position(&c->x, vx), py = position(y, vy);
+    if (series->steps && used) {
+      xy[2 * used] = px;
+      xy[2 * used + 1] = xy[2 * used - 1];
+      ++used;
+    }
+    xy[2 * used] = px;
+    xy[2 * used + 1] = py;
+    ++used;
+  }
+  double last_x = series->count
+                      ? value_at(series->x, series->stride, series->count - 1)
+                      : NAN;
+  if (series->steps && used && series->until > last_x) {
+    xy[2 * used] = position(&c->x, series->until);
+    xy[2 * used + 1] = xy[2 * used - 1];
+    ++used;
+  }
+  return used;
+}
+
+static void draw_panel(painter *p, const chart *c, size_t index) {
+  assert(index < c->panel_count);
+  const panel *panel = &c->panels[index];
+  double top = panel->y.to;
+  draw_frame(p, c, panel);
   /* The series, and the legend to the right. */
   const ck__plot *plot = c->plot;
   for (size_t k = 0; k < panel->count; ++k) {
@@ -607,30 +645,7 @@ static void draw_panel(painter *p, const chart *c, size_t index) {
       p->text.failed = 1; /* the SVG's failure; a canvas has none */
       continue;
     }
-    size_t used = 0;
-    for (size_t i = 0; i < series->count; ++i) {
-      double vx = value_at(series->x, series->stride, i);
-      double vy = value_at(series->y, series->stride, i);
-      if (!isfinite(vx) || !isfinite(vy) || (y->log && !(vy > 0)))
-        continue;
-      double px = position(&c->x, vx), py = position(y, vy);
-      if (series->steps && used) {
-        xy[2 * used] = px;
-        xy[2 * used + 1] = xy[2 * used - 1];
-        ++used;
-      }
-      xy[2 * used] = px;
-      xy[2 * used + 1] = py;
-      ++used;
-    }
-    double last_x = series->count
-                        ? value_at(series->x, series->stride, series->count - 1)
-                        : NAN;
-    if (series->steps && used && series->until > last_x) {
-      xy[2 * used] = position(&c->x, series->until);
-      xy[2 * used + 1] = xy[2 * used - 1];
-      ++used;
-    }
+    size_t used = series_points(c, &panel->y, series, xy);
     draw_series(p, xy, used, rgb, series);
     free(xy);
   }

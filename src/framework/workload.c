@@ -782,12 +782,68 @@ static ck_status oracle_params(const ck_workload *workload,
   return CK_OK;
 }
 
+/* Where ref is in set into *reference ((size_t)-1 where skip_ref) and
+ * the runs the comparison makes into *runs, ref's as the oracle included:
+ * every index is checked and every run counted before anything runs or
+ * writes. */
+static ck_status plan_runs(const ck_device_set *set, const size_t *indices,
+                           size_t count, int skip_ref, size_t capacity,
+                           size_t *reference, size_t *runs) {
+  *reference = (size_t)-1;
+  if (!skip_ref) {
+    for (size_t i = 0; i < set->count; ++i)
+      if (set->devices[i].backend == CK_BACKEND_REF)
+        *reference = i;
+    if (*reference == (size_t)-1)
+      return ck__fail(CK_ERROR_NOT_FOUND, "the device list has no ref device");
+  }
+  *runs = *reference != (size_t)-1;
+  for (size_t k = 0; k < count; ++k) {
+    if (indices[k] >= set->count)
+      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                      "ck_compare_run: device index %zu out of range (the "
+                      "list has %zu devices)",
+                      indices[k], set->count);
+    *runs += indices[k] != *reference;
+  }
+  if (*runs > capacity)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "ck_compare_run: %zu runs need as many result slots; "
+                    "results has %zu",
+                    *runs, capacity);
+  return CK_OK;
+}
+
+/* ref's run as the comparison's oracle into result, with the workload's
+ * oracle values in place of the caller's; it agrees with itself. */
+static ck_status run_oracle(const ck_workload *workload, const ck_device *ref,
+                            const ck_param *params, size_t param_count,
+                            const ck_run_options *options, ck_result *result) {
+  ck_status status = CK_OK;
+  ck_param *oracle = NULL;
+  CK_TRY(oracle_params(workload, params, param_count, &oracle));
+  status = run_for_compare(workload, ref, oracle ? oracle : params, param_count,
+                           options, result);
+  /* What ref does not offer, no device can be compared on: a request
+   * compare cannot serve, not a failure of the run. */
+  if (status == CK_ERROR_UNSUPPORTED)
+    CK_FAIL_PREFIX(CK_ERROR_INVALID_ARGUMENT,
+                   "ref, the comparison's oracle, cannot run "
+                   "this, so nothing can be compared: ");
+  CK_TRY(status);
+  result->agreement = 0;
+  result->agrees = 1;
+fail:
+  free(oracle);
+  return status;
+}
+
 ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          const size_t *indices, size_t count, int skip_ref,
                          const ck_param *params, size_t param_count,
                          const ck_run_options *options, ck_result *results,
                          size_t capacity, size_t *produced) {
-  ck_status status;
+  ck_status status = CK_OK;
   CK__REQUIRE(workload);
   CK__REQUIRE(set);
   if (count && !indices)
@@ -796,75 +852,38 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
   CK__REQUIRE(results);
   CK__REQUIRE(produced);
   *produced = 0;
-  if ((status = ck_workload_check(workload, params, param_count)) != CK_OK)
-    return status;
-  size_t reference = (size_t)-1;
+  CK_TRY(ck_workload_check(workload, params, param_count));
+  size_t reference = (size_t)-1, runs = 0;
+  CK_TRY(plan_runs(set, indices, count, skip_ref, capacity, &reference, &runs));
+  CK_TRY(ck_workload_check_devices(workload, params, param_count, runs));
   if (!skip_ref) {
-    for (size_t i = 0; i < set->count; ++i)
-      if (set->devices[i].backend == CK_BACKEND_REF)
-        reference = i;
-    if (reference == (size_t)-1)
-      return ck__fail(CK_ERROR_NOT_FOUND, "the device list has no ref device");
-  }
-  /* Every index is checked and every run counted, ref's as the oracle
-   * included, before anything runs or writes. */
-  size_t runs = reference != (size_t)-1;
-  for (size_t k = 0; k < count; ++k) {
-    if (indices[k] >= set->count)
-      return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                      "ck_compare_run: device index %zu out of range (the "
-                      "list has %zu devices)",
-                      indices[k], set->count);
-    runs += indices[k] != reference;
-  }
-  if (runs > capacity)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_compare_run: %zu runs need as many result slots; "
-                    "results has %zu",
-                    runs, capacity);
-  if ((status = ck_workload_check_devices(workload, params, param_count,
-                                          runs)) != CK_OK)
-    return status;
-  if (!skip_ref) {
-    ck_param *oracle = NULL;
-    status = oracle_params(workload, params, param_count, &oracle);
-    if (status != CK_OK)
-      return status;
-    status = run_for_compare(workload, &set->devices[reference],
-                             oracle ? oracle : params, param_count, options,
-                             &results[0]);
-    free(oracle);
-    /* What ref does not offer, no device can be compared on: a request
-     * compare cannot serve, not a failure of the run. */
-    if (status == CK_ERROR_UNSUPPORTED)
-      return ck__fail_prefix(CK_ERROR_INVALID_ARGUMENT,
-                             "ref, the comparison's oracle, cannot run "
-                             "this, so nothing can be compared: ");
-    if (status != CK_OK)
-      return status;
-    results[0].agreement = 0;
-    results[0].agrees = 1;
+    CK_TRY(run_oracle(workload, &set->devices[reference], params, param_count,
+                      options, &results[0]));
     *produced = 1;
   }
   for (size_t k = 0; k < count; ++k) {
     if (indices[k] == reference)
       continue; /* ref already ran as the oracle */
     ck_result *result = &results[*produced];
-    status = run_for_compare(workload, &set->devices[indices[k]], params,
-                             param_count, options, result);
+    const ck_device *device = &set->devices[indices[k]];
+    status =
+        run_for_compare(workload, device, params, param_count, options, result);
     if (status != CK_OK) {
       const char *message = "";
       ck_error_get_last(&message);
-      ck__result_begin(result, workload->name, &set->devices[indices[k]]);
+      ck__result_begin(result, workload->name, device);
       result->status = status;
       snprintf(result->error, sizeof result->error, "%s", message);
     } else if (!skip_ref) {
       agreement(workload, &results[0], result);
-    } else if (set->devices[indices[k]].backend == CK_BACKEND_REF) {
+    } else if (device->backend == CK_BACKEND_REF) {
       result->agreement = 0; /* the oracle itself */
       result->agrees = 1;
     }
     ++*produced;
   }
   return CK_OK;
+
+fail:
+  return status;
 }
