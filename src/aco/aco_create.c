@@ -152,78 +152,91 @@ static void store_coordinate(const aco_state *state, void *array, size_t index,
     ((float *)array)[index] = (float)value;
 }
 
-/* Distances, coordinates, candidates and eta^beta onto the device. */
-static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
+/* The instance's distance matrix onto the device, checked (n x n int32),
+ * with a token coordinate buffer. */
+static ck_status upload_matrix(aco_state *state,
+                               const ck_tsp_instance *instance) {
+  ck_status status = CK_OK;
+  uint32_t n = state->n;
+  int32_t *matrix = malloc((size_t)n * n * sizeof *matrix);
+  if (!matrix)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
+            "out of host memory for a %u x %u "
+            "distance matrix",
+            n, n);
+  /* The parser holds distances to CK_TSP_MAX_DISTANCE, so that the
+   * local search's sums of four fit an int, and EXPLICIT matrices to
+   * symmetry; an instance made otherwise is checked here. */
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t j = 0; j < n; ++j) {
+      int64_t d = ck__tsp_distance_of(instance, i, j);
+      if (d < 0 || d > CK_TSP_MAX_DISTANCE)
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "instance %s: the distance from city %u to %u is %lld, "
+                "outside 0..%d",
+                instance->name, i, j, (long long)d, CK_TSP_MAX_DISTANCE);
+      if (instance->metric == CK_TSP_EXPLICIT && j < i &&
+          matrix[(size_t)j * n + i] != (int32_t)d)
+        CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+                "instance %s: the distance from city %u to %u is %lld, "
+                "from %u to %u %d; the ACO needs a symmetric instance",
+                instance->name, i, j, (long long)d, j, i,
+                matrix[(size_t)j * n + i]);
+      matrix[(size_t)i * n + j] = (int32_t)d;
+    }
+  CK_TRY(make(state, (size_t)n * n * sizeof *matrix, &state->matrix));
+  CK_TRY(upload(state, state->matrix, matrix, (size_t)n * n * sizeof *matrix));
+  CK_TRY(make(state, 8, &state->xy));
+fail:
+  free(matrix);
+  return status;
+}
+
+/* The cities' coordinates onto the device (ck_tsp_coord pairs), with the
+ * grid of cities and its box, and a token matrix buffer. */
+static ck_status upload_coordinates(aco_state *state,
+                                    const ck_tsp_instance *instance) {
+  ck_status status = CK_OK;
+  uint32_t n = state->n;
+  uint32_t *grid_cells = NULL;
+  double grid_box[4]; /* room for 4 of either width */
+  void *xy = malloc((size_t)n * 2 * state->coord_size);
+  if (!xy)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  for (uint32_t i = 0; i < n; ++i) {
+    store_coordinate(state, xy, 2 * (size_t)i, instance->x[i]);
+    store_coordinate(state, xy, 2 * (size_t)i + 1, instance->y[i]);
+  }
+  CK_TRY(make(state, (size_t)n * 2 * state->coord_size, &state->xy));
+  CK_TRY(upload(state, state->xy, xy, (size_t)n * 2 * state->coord_size));
+  CK_TRY(make(state, sizeof(int32_t), &state->matrix));
+  double box[4];
+  size_t count = 0;
+  CK_TRY(ck__tsp_grid_pack(instance, "the cities' grid", &grid_cells, &count,
+                           box));
+  CK_TRY(make(state, count * sizeof *grid_cells, &state->grid_cells));
+  CK_TRY(
+      upload(state, state->grid_cells, grid_cells, count * sizeof *grid_cells));
+  for (int i = 0; i < 4; ++i)
+    store_coordinate(state, grid_box, (size_t)i, box[i]);
+  CK_TRY(make(state, 4 * state->coord_size, &state->grid_box));
+  CK_TRY(upload(state, state->grid_box, grid_box, 4 * state->coord_size));
+fail:
+  free(xy);
+  free(grid_cells);
+  return status;
+}
+
+/* Each city's k candidates and their eta^beta onto the device, and tau0
+ * from the nearest-neighbour tour over them. */
+static ck_status upload_candidates(ck_aco *aco,
+                                   const ck_tsp_instance *instance) {
   ck_status status = CK_OK;
   aco_state *state = &aco->state;
   uint32_t n = state->n, k = state->k;
-  int32_t *matrix = NULL;
-  void *xy = NULL;
-  uint32_t *grid_cells = NULL;
-  double grid_box[4]; /* room for 4 of either width */
-  uint32_t *neighbours = NULL;
-  float *eta_beta = NULL;
-  if (state->metric == CK_ACO_FROM_MATRIX) {
-    matrix = malloc((size_t)n * n * sizeof *matrix);
-    if (!matrix)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY,
-              "out of host memory for a %u x %u "
-              "distance matrix",
-              n, n);
-    /* The parser holds distances to CK_TSP_MAX_DISTANCE, so that the
-     * local search's sums of four fit an int, and EXPLICIT matrices to
-     * symmetry; an instance made otherwise is checked here. */
-    for (uint32_t i = 0; i < n; ++i)
-      for (uint32_t j = 0; j < n; ++j) {
-        int64_t d = ck__tsp_distance_of(instance, i, j);
-        if (d < 0 || d > CK_TSP_MAX_DISTANCE)
-          CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                  "instance %s: the distance from city %u to %u is %lld, "
-                  "outside 0..%d",
-                  instance->name, i, j, (long long)d, CK_TSP_MAX_DISTANCE);
-        if (instance->metric == CK_TSP_EXPLICIT && j < i &&
-            matrix[(size_t)j * n + i] != (int32_t)d)
-          CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-                  "instance %s: the distance from city %u to %u is %lld, "
-                  "from %u to %u %d; the ACO needs a symmetric instance",
-                  instance->name, i, j, (long long)d, j, i,
-                  matrix[(size_t)j * n + i]);
-        matrix[(size_t)i * n + j] = (int32_t)d;
-      }
-    CK_TRY(make(state, (size_t)n * n * sizeof *matrix, &state->matrix));
-    CK_TRY(
-        upload(state, state->matrix, matrix, (size_t)n * n * sizeof *matrix));
-    CK_TRY(make(state, 8, &state->xy));
-  } else {
-    xy = malloc((size_t)n * 2 * state->coord_size);
-    if (!xy)
-      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-    for (uint32_t i = 0; i < n; ++i) {
-      store_coordinate(state, xy, 2 * (size_t)i, instance->x[i]);
-      store_coordinate(state, xy, 2 * (size_t)i + 1, instance->y[i]);
-    }
-    CK_TRY(make(state, (size_t)n * 2 * state->coord_size, &state->xy));
-    CK_TRY(upload(state, state->xy, xy, (size_t)n * 2 * state->coord_size));
-    CK_TRY(make(state, sizeof(int32_t), &state->matrix));
-    double box[4];
-    size_t count = 0;
-    CK_TRY(ck__tsp_grid_pack(instance, "the cities' grid", &grid_cells, &count,
-                             box));
-    CK_TRY(make(state, count * sizeof *grid_cells, &state->grid_cells));
-    CK_TRY(upload(state, state->grid_cells, grid_cells,
-                  count * sizeof *grid_cells));
-    for (int i = 0; i < 4; ++i)
-      store_coordinate(state, grid_box, (size_t)i, box[i]);
-    CK_TRY(make(state, 4 * state->coord_size, &state->grid_box));
-    CK_TRY(upload(state, state->grid_box, grid_box, 4 * state->coord_size));
-  }
-  if (!state->grid_cells) {
-    CK_TRY(make(state, sizeof(uint32_t), &state->grid_cells));
-    CK_TRY(make(state, sizeof(double), &state->grid_box));
-  }
   size_t entries = (size_t)n * k;
-  neighbours = malloc(entries * sizeof *neighbours);
-  eta_beta = malloc(entries * sizeof *eta_beta);
+  uint32_t *neighbours = malloc(entries * sizeof *neighbours);
+  float *eta_beta = malloc(entries * sizeof *eta_beta);
   if (!neighbours || !eta_beta)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for candidate lists");
   CK_TRY(ck_tsp_find_candidates(instance, k, neighbours));
@@ -243,11 +256,25 @@ static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
   CK_TRY(make(state, entries * sizeof *eta_beta, &state->eta_beta));
   CK_TRY(upload(state, state->eta_beta, eta_beta, entries * sizeof *eta_beta));
 fail:
-  free(matrix);
-  free(xy);
-  free(grid_cells);
   free(neighbours);
   free(eta_beta);
+  return status;
+}
+
+/* Distances, coordinates, candidates and eta^beta onto the device. */
+static ck_status upload_graph(ck_aco *aco, const ck_tsp_instance *instance) {
+  ck_status status = CK_OK;
+  aco_state *state = &aco->state;
+  if (state->metric == CK_ACO_FROM_MATRIX)
+    CK_TRY(upload_matrix(state, instance));
+  else
+    CK_TRY(upload_coordinates(state, instance));
+  if (!state->grid_cells) {
+    CK_TRY(make(state, sizeof(uint32_t), &state->grid_cells));
+    CK_TRY(make(state, sizeof(double), &state->grid_box));
+  }
+  CK_TRY(upload_candidates(aco, instance));
+fail:
   return status;
 }
 

@@ -484,6 +484,52 @@ static ck_status write_plot(const aco_job *job, const ck_aco *aco,
   return status;
 }
 
+/* The run's result: the best tour's length, its times and throughput,
+ * and its metrics; a warning logged where the best tour is shorter than
+ * the optimum given. */
+static ck_status fill_result(ck_result *result, const aco_job *job,
+                             const ck_aco_report *report, int64_t length,
+                             const ck_run_options *options) {
+  ck_status status = CK_OK;
+  result->best = (double)length;
+  snprintf(result->best_name, sizeof result->best_name, "tour_length");
+  result->wall_s = report->wall_s;
+  result->kernel_s = report->kernel_s;
+  result->throughput = report->tours_per_s;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit, "tours/s");
+  ck__result_metric(result, "cities", job->instance.cities, "");
+  if (job->config.optimum) {
+    ck__result_metric(result, "optimum", (double)job->config.optimum, "");
+    ck__result_metric(result, "gap_percent", report->gap, "%");
+    /* A valid tour shorter than the optimum given proves that optimum
+     * wrong for this instance (another instance's, or a typing slip); the
+     * run stands, and its negative gap is explained. */
+    if (length < job->config.optimum && options && options->log) {
+      char line[300];
+      snprintf(line, sizeof line,
+               "warning: the best tour, %lld, is shorter than the optimum "
+               "given, %lld: that is not %s's optimum",
+               (long long)length, (long long)job->config.optimum,
+               job->instance.name);
+      options->log(options->log_user, line);
+    }
+  }
+  ck__result_metric(result, "iterations", (double)report->iterations, "");
+  ck__result_metric(result, "best_iteration", (double)report->best_iteration,
+                    "");
+  ck__result_metric(result, "best_time_s", report->best_time_s, "s");
+  ck__result_metric(result, "ants", report->ants, "");
+  CK_TRY(ck__result_option_number(result, "ants", report->ants));
+  ck__result_metric(result, "candidates", report->candidates, "");
+  ck__result_metric(result, "focused", report->method == CK_ACO_FOCUSED, "");
+  ck__result_metric(result, "restarts", (double)report->restarts, "");
+  ck__result_metric(result, "setup_s", report->setup_s, "s");
+  snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
+           ck__stop_name(report->stopped_by, "iterations"));
+fail:
+  return status;
+}
+
 static ck_status aco_run(const ck_device *device, const ck_param *params,
                          size_t count, const ck_run_options *options,
                          ck_result *result) {
@@ -522,41 +568,7 @@ static ck_status aco_run(const ck_device *device, const ck_param *params,
   if (job.svg && writes)
     CK_TRY_OUTPUT("svg", write_svg(job.svg, &job.instance, tour, length,
                                    job.config.optimum, report.gap));
-  result->best = (double)length;
-  snprintf(result->best_name, sizeof result->best_name, "tour_length");
-  result->wall_s = report.wall_s;
-  result->kernel_s = report.kernel_s;
-  result->throughput = report.tours_per_s;
-  snprintf(result->throughput_unit, sizeof result->throughput_unit, "tours/s");
-  ck__result_metric(result, "cities", job.instance.cities, "");
-  if (job.config.optimum) {
-    ck__result_metric(result, "optimum", (double)job.config.optimum, "");
-    ck__result_metric(result, "gap_percent", report.gap, "%");
-    /* A valid tour shorter than the optimum given proves that optimum
-     * wrong for this instance (another instance's, or a typing slip); the
-     * run stands, and its negative gap is explained. */
-    if (length < job.config.optimum && options && options->log) {
-      char line[300];
-      snprintf(line, sizeof line,
-               "warning: the best tour, %lld, is shorter than the optimum "
-               "given, %lld: that is not %s's optimum",
-               (long long)length, (long long)job.config.optimum,
-               job.instance.name);
-      options->log(options->log_user, line);
-    }
-  }
-  ck__result_metric(result, "iterations", (double)report.iterations, "");
-  ck__result_metric(result, "best_iteration", (double)report.best_iteration,
-                    "");
-  ck__result_metric(result, "best_time_s", report.best_time_s, "s");
-  ck__result_metric(result, "ants", report.ants, "");
-  CK_TRY(ck__result_option_number(result, "ants", report.ants));
-  ck__result_metric(result, "candidates", report.candidates, "");
-  ck__result_metric(result, "focused", report.method == CK_ACO_FOCUSED, "");
-  ck__result_metric(result, "restarts", (double)report.restarts, "");
-  ck__result_metric(result, "setup_s", report.setup_s, "s");
-  snprintf(result->stopped_by, sizeof result->stopped_by, "%s",
-           ck__stop_name(report.stopped_by, "iterations"));
+  CK_TRY(fill_result(result, &job, &report, length, options));
   if (job.plot && writes)
     CK_TRY_OUTPUT("plot", write_plot(&job, aco, result, &report));
 fail:

@@ -64,12 +64,11 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes) {
          local_bytes <= state->device.local_memory;
 }
 
-static ck_status opencl_setup(ga_state *state) {
+/* Builds cl/ga.cl with the run's settings as defines (resident: the
+ * islands live in local memory). */
+static ck_status build_program(ga_state *state, int resident) {
   ck_status status = CK_OK;
   char defines[480];
-  int resident = ck__ga_resident(state, state->group, state->lanes);
-  /* A launch or step may receive one migration and send the next. */
-  CK_TRY(ck__ga_make_migrants(state, 1));
   /* Mutations' square roots and SBX's exponent rounded as ref rounds
    * them, so that a run is the same bits on every device. */
   snprintf(
@@ -90,7 +89,13 @@ static ck_status opencl_setup(ga_state *state) {
   CK_TRY(ck__program_build_prefixed(
       state->queue, "ga", defines, state->problem->user_name,
       state->problem->user_source, &state->program));
-  int real = state->double_precision;
+fail:
+  return status;
+}
+
+/* The initialisation kernel, its arguments set once. */
+static ck_status make_initialise_kernel(ga_state *state) {
+  ck_status status = CK_OK;
   ck_kernel_args args;
   CK_TRY(ck_kernel_create(state->program, "ck_ga_initialise",
                           &state->initialise_kernel));
@@ -104,6 +109,60 @@ static ck_status opencl_setup(ga_state *state) {
   ck_kernel_args_buffer(&args, state->population[0]);
   ck_kernel_args_buffer(&args, state->fitness[0]);
   CK_TRY(ck_kernel_args_end(&args));
+fail:
+  return status;
+}
+
+/* The best-so-far kernels, their arguments set once: the update reads the
+ * islands' bests directly, or the partial reduction's where there is
+ * one. */
+static ck_status make_best_kernels(ga_state *state) {
+  ck_status status = CK_OK;
+  ck_kernel_args args;
+  CK_TRY(ck_kernel_create(state->program, "ck_best_reduce",
+                          &state->reduce_kernel));
+  CK_TRY(ck_kernel_create(state->program, "ck_best_update",
+                          &state->update_kernel));
+  int direct = !state->partial_count;
+  ck_kernel_args_begin(state->update_kernel, &args);
+  ck_kernel_args_buffer(&args,
+                        direct ? state->island_best : state->partial_values);
+  ck_kernel_args_buffer(&args,
+                        direct ? state->best_index : state->partial_indices);
+  ck_kernel_args_u32(&args, direct ? state->islands : state->partial_count);
+  ck_kernel_args_u32(&args, (uint32_t)direct);
+  ck_kernel_args_u32(&args, state->islands);
+  ck_kernel_args_i32(&args, state->dim);
+  ck_kernel_args_buffer(&args, state->island_best_genes);
+  ck_kernel_args_buffer(&args, state->best_value);
+  ck_kernel_args_buffer(&args, state->best_index);
+  ck_kernel_args_buffer(&args, state->best_genes);
+  ck_kernel_args_buffer(&args, state->scratch);
+  ck_kernel_args_u32(&args, 0);                             /* history slot */
+  ck_kernel_args_real(&args, 0.0, state->double_precision); /* target */
+  ck_kernel_args_u32(&args, 0);                             /* has_target */
+  ck_kernel_args_buffer(&args, state->done);
+  CK_TRY(ck_kernel_args_end(&args));
+  if (state->partial_count) {
+    ck_kernel_args_begin(state->reduce_kernel, &args);
+    ck_kernel_args_buffer(&args, state->island_best);
+    ck_kernel_args_u32(&args, state->islands);
+    ck_kernel_args_buffer(&args, state->partial_values);
+    ck_kernel_args_buffer(&args, state->partial_indices);
+    CK_TRY(ck_kernel_args_end(&args));
+  }
+fail:
+  return status;
+}
+
+static ck_status opencl_setup(ga_state *state) {
+  ck_status status = CK_OK;
+  int resident = ck__ga_resident(state, state->group, state->lanes);
+  ck_kernel_args args;
+  /* A launch or step may receive one migration and send the next. */
+  CK_TRY(ck__ga_make_migrants(state, 1));
+  CK_TRY(build_program(state, resident));
+  CK_TRY(make_initialise_kernel(state));
 
   /* The generation, the statistics and the migration kernels set all
    * their arguments at each launch. */
@@ -125,39 +184,7 @@ static ck_status opencl_setup(ga_state *state) {
   ck_kernel_args_buffer(&args, state->folded);
   CK_TRY(ck_kernel_args_end(&args));
 
-  CK_TRY(ck_kernel_create(state->program, "ck_best_reduce",
-                          &state->reduce_kernel));
-  CK_TRY(ck_kernel_create(state->program, "ck_best_update",
-                          &state->update_kernel));
-  int direct = !state->partial_count;
-  ck_kernel_args_begin(state->update_kernel, &args);
-  ck_kernel_args_buffer(&args,
-                        direct ? state->island_best : state->partial_values);
-  ck_kernel_args_buffer(&args,
-                        direct ? state->best_index : state->partial_indices);
-  ck_kernel_args_u32(&args, direct ? state->islands : state->partial_count);
-  ck_kernel_args_u32(&args, (uint32_t)direct);
-  ck_kernel_args_u32(&args, state->islands);
-  ck_kernel_args_i32(&args, state->dim);
-  ck_kernel_args_buffer(&args, state->island_best_genes);
-  ck_kernel_args_buffer(&args, state->best_value);
-  ck_kernel_args_buffer(&args, state->best_index);
-  ck_kernel_args_buffer(&args, state->best_genes);
-  ck_kernel_args_buffer(&args, state->scratch);
-  ck_kernel_args_u32(&args, 0);          /* history slot */
-  ck_kernel_args_real(&args, 0.0, real); /* target */
-  ck_kernel_args_u32(&args, 0);          /* has_target */
-  ck_kernel_args_buffer(&args, state->done);
-  CK_TRY(ck_kernel_args_end(&args));
-  if (state->partial_count) {
-    ck_kernel_args_begin(state->reduce_kernel, &args);
-    ck_kernel_args_buffer(&args, state->island_best);
-    ck_kernel_args_u32(&args, state->islands);
-    ck_kernel_args_buffer(&args, state->partial_values);
-    ck_kernel_args_buffer(&args, state->partial_indices);
-    CK_TRY(ck_kernel_args_end(&args));
-  }
-
+  CK_TRY(make_best_kernels(state));
   if (!state->streamed && state->objective != CK_OBJECTIVE_HOST)
     CK_TRY(ck__evaluation_create(&state->evaluation, state->program,
                                  state->problem, state->total, state->rows,

@@ -173,20 +173,14 @@ static ck_status check_start_arrays(const ck_gas_config *c) {
   return CK_OK;
 }
 
-/* The starting positions and velocities from those given, an XYZ file's
- * frame or the caller's arrays (velocities NULL: drawn at the
- * temperature): the positions wrapped into a periodic box (or refused
- * outside the walls). A file's reader has refused two particles at one
- * place as read; arrays are searched once, after wrapping. Messages name
- * the file's lines, or the arrays' rows (0-based). */
-static ck_status start_from(const ck_gas_config *c, const double *given,
-                            const double *given_velocities,
-                            int double_precision, double *positions,
-                            double *velocities) {
+/* The given positions into positions, wrapped into a periodic box, or
+ * refused outside the walls (file: the XYZ file they came from, else the
+ * caller's arrays). */
+static ck_status wrap_positions(const ck_gas_config *c, const double *given,
+                                double *positions) {
   ck_status status = CK_OK;
   const char *file = c->xyz_path;
-  size_t n = c->particles;
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < c->particles; ++k) {
     double x = given[2 * k], y = given[2 * k + 1];
     int outside = x < 0 || y < 0 || x > c->box_x || y > c->box_y;
     if (outside && c->walls && file)
@@ -210,8 +204,20 @@ static ck_status start_from(const ck_gas_config *c, const double *given,
     positions[2 * k] = x;
     positions[2 * k + 1] = y;
   }
-  /* Wrapping (0 and the side) or rounding to float may bring two
-   * particles together. */
+fail:
+  return status;
+}
+
+/* Refuses two particles at one place once wrapped (positions) and, in
+ * single precision, rounded to float: wrapping (0 and the side) or
+ * rounding may bring two together. Messages name the file's lines, or
+ * the arrays' rows (given, 0-based). */
+static ck_status check_coincident(const ck_gas_config *c, const double *given,
+                                  int double_precision,
+                                  const double *positions) {
+  ck_status status = CK_OK;
+  const char *file = c->xyz_path;
+  size_t n = c->particles;
   size_t first, second;
   CK_TRY(ck__gas_find_coincident(n, positions, !double_precision, &first,
                                  &second));
@@ -238,27 +244,58 @@ static ck_status start_from(const ck_gas_config *c, const double *given,
             first, second, given[2 * first], given[2 * first + 1],
             given[2 * second], given[2 * second + 1], positions[2 * second],
             positions[2 * second + 1], rounded);
-  if (given_velocities) {
-    /* A speed past float's range would start the run from infinity, and
-     * it would fail at step 0 blaming the time step. */
-    for (size_t i = 0; !double_precision && i < 2 * n; ++i) {
-      if (!(fabs(given_velocities[i]) > FLT_MAX))
-        continue;
-      const char *axis = i % 2 ? "vy" : "vx";
-      if (file)
-        CK_FAIL(CK_ERROR_PARSE,
-                "%s:%zu: particle %zu: %s %g is beyond single precision "
-                "(%g), which the run keeps velocities in",
-                file, i / 2 + 3, i / 2 + 1, axis, given_velocities[i],
-                (double)FLT_MAX);
-      CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-              "ck_gas_config.velocities: row %zu: %s %g is beyond single "
-              "precision (%g), which the run keeps velocities in",
-              i / 2, axis, given_velocities[i], (double)FLT_MAX);
-    }
-    memcpy(velocities, given_velocities, 2 * n * sizeof *velocities);
-  } else
+fail:
+  return status;
+}
+
+/* The given velocities into velocities, or, given none, velocities drawn
+ * at the temperature. */
+static ck_status start_velocities(const ck_gas_config *c,
+                                  const double *given_velocities,
+                                  int double_precision, double *velocities) {
+  ck_status status = CK_OK;
+  const char *file = c->xyz_path;
+  size_t n = c->particles;
+  if (!given_velocities) {
     draw_velocities(c, velocities);
+    return CK_OK;
+  }
+  /* A speed past float's range would start the run from infinity, and
+   * it would fail at step 0 blaming the time step. */
+  for (size_t i = 0; !double_precision && i < 2 * n; ++i) {
+    if (!(fabs(given_velocities[i]) > FLT_MAX))
+      continue;
+    const char *axis = i % 2 ? "vy" : "vx";
+    if (file)
+      CK_FAIL(CK_ERROR_PARSE,
+              "%s:%zu: particle %zu: %s %g is beyond single precision "
+              "(%g), which the run keeps velocities in",
+              file, i / 2 + 3, i / 2 + 1, axis, given_velocities[i],
+              (double)FLT_MAX);
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_gas_config.velocities: row %zu: %s %g is beyond single "
+            "precision (%g), which the run keeps velocities in",
+            i / 2, axis, given_velocities[i], (double)FLT_MAX);
+  }
+  memcpy(velocities, given_velocities, 2 * n * sizeof *velocities);
+fail:
+  return status;
+}
+
+/* The starting positions and velocities from those given, an XYZ file's
+ * frame or the caller's arrays (velocities NULL: drawn at the
+ * temperature): the positions wrapped into a periodic box (or refused
+ * outside the walls). A file's reader has refused two particles at one
+ * place as read; arrays are searched once, after wrapping. Messages name
+ * the file's lines, or the arrays' rows (0-based). */
+static ck_status start_from(const ck_gas_config *c, const double *given,
+                            const double *given_velocities,
+                            int double_precision, double *positions,
+                            double *velocities) {
+  ck_status status = CK_OK;
+  CK_TRY(wrap_positions(c, given, positions));
+  CK_TRY(check_coincident(c, given, double_precision, positions));
+  CK_TRY(start_velocities(c, given_velocities, double_precision, velocities));
 fail:
   return status;
 }

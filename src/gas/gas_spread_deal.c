@@ -687,15 +687,76 @@ fail:
 
 /* ---- what the run reads -------------------------------------------------- */
 
+/* Member m's own particles as records in m->out[0]: each its id (ids)
+ * and the fields asked for (pairs[q], singles[q] not NULL), in the run's
+ * coordinates, from the floats its device gave in read: positions,
+ * velocities and forces 2 slots each, then energies and virials. */
+static void write_records(const ck__gas_spread *s, member *m, size_t own,
+                          const uint32_t *ids, const float *read, size_t slots,
+                          double *const pairs[3], double *const singles[2]) {
+  int a = s->axis;
+  const float *p = read, *v = read + 2 * slots, *f = read + 4 * slots,
+              *e = read + 6 * slots, *w = read + 7 * slots;
+  double *record = m->out[0].data;
+  for (size_t k = 0; k < own; ++k) {
+    double u = p[2 * k] + m->link[0].origin;
+    double across_value =
+        p[2 * k + 1] + (s->stages > 1 ? m->link[1].origin : 0);
+    if (!s->config.walls) {
+      u = wrap(u, along(s));
+      across_value = wrap(across_value, across(s));
+    }
+    double values[6] = {
+        a ? across_value : u,        a ? u : across_value,
+        a ? v[2 * k + 1] : v[2 * k], a ? v[2 * k] : v[2 * k + 1],
+        a ? f[2 * k + 1] : f[2 * k], a ? f[2 * k] : f[2 * k + 1]};
+    *record++ = (double)ids[k];
+    for (int q = 0; q < 3; ++q)
+      if (pairs[q]) {
+        *record++ = values[2 * q];
+        *record++ = values[2 * q + 1];
+      }
+    if (singles[0])
+      *record++ = e[k];
+    if (singles[1])
+      *record++ = w[k];
+  }
+}
+
+/* Member i's own particles, the fields asked for read from its device and
+ * written as records of `fields` doubles into its m->out[0]; *own their
+ * count. */
+static ck_status member_records(ck__gas_spread *s, size_t i,
+                                double *const pairs[3],
+                                double *const singles[2], size_t fields,
+                                size_t *own) {
+  ck_status status = CK_OK;
+  member *m = &s->members[i];
+  size_t slots = ck__gas_member_slots(m->gas);
+  float *read = malloc((slots ? slots : 1) * 8 * sizeof *read);
+  if (!read)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(ck__gas_spread_hold_scratch(s, i, slots, 1));
+  CK_TRY(ck__gas_member_own(
+      m->gas, own, s->words[i].data, pairs[0] ? read : NULL,
+      pairs[1] ? read + 2 * slots : NULL, pairs[2] ? read + 4 * slots : NULL,
+      singles[0] ? read + 6 * slots : NULL,
+      singles[1] ? read + 7 * slots : NULL));
+  CK_TRY(ck__exchange_buffer_hold(&m->out[0], fields * sizeof(double), *own));
+  write_records(s, m, *own, s->words[i].data, read, slots, pairs, singles);
+fail:
+  free(read);
+  return status;
+}
+
 ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
                                    double *velocities, double *forces,
                                    double *energies, double *virials) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
   ck__exchange_buffer all = {0};
-  int a = s->axis;
-  double *pairs[3] = {positions, velocities, forces};
-  double *singles[2] = {energies, virials};
+  double *const pairs[3] = {positions, velocities, forces};
+  double *const singles[2] = {energies, virials};
   size_t fields = 1;
   for (int q = 0; q < 3; ++q)
     fields += pairs[q] ? 2 : 0;
@@ -704,63 +765,19 @@ ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
   const void *send[CK_SPREAD_MAX_LOCAL];
   size_t counts[CK_SPREAD_MAX_LOCAL];
   ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  float *read = NULL;
   for (size_t i = 0; i < s->run.local; ++i) {
-    member *m = &s->members[i];
-    size_t slots = ck__gas_member_slots(m->gas), own = 0;
-    free(read);
-    read = malloc((slots ? slots : 1) * 8 * sizeof *read);
-    statuses[i] = read ? ck__gas_spread_hold_scratch(s, i, slots, 1)
-                       : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-    float *p = read, *v = read + 2 * slots, *f = read + 4 * slots,
-          *e = read + 6 * slots, *w = read + 7 * slots;
-    if (statuses[i] == CK_OK)
-      statuses[i] = ck__gas_member_own(m->gas, &own, s->words[i].data,
-                                       positions ? p : NULL,
-                                       velocities ? v : NULL, forces ? f : NULL,
-                                       energies ? e : NULL, virials ? w : NULL);
-    if (statuses[i] == CK_OK)
-      statuses[i] =
-          ck__exchange_buffer_hold(&m->out[0], fields * sizeof(double), own);
-    if (statuses[i] != CK_OK)
-      continue;
-    /* Each own particle as its id and the fields asked for, in the run's
-     * coordinates. */
-    const uint32_t *ids = s->words[i].data;
-    double *record = m->out[0].data;
-    for (size_t k = 0; k < own; ++k) {
-      double u = p[2 * k] + m->link[0].origin;
-      double across_value =
-          p[2 * k + 1] + (s->stages > 1 ? m->link[1].origin : 0);
-      if (!c->walls) {
-        u = wrap(u, along(s));
-        across_value = wrap(across_value, across(s));
-      }
-      double values[6] = {
-          a ? across_value : u,        a ? u : across_value,
-          a ? v[2 * k + 1] : v[2 * k], a ? v[2 * k] : v[2 * k + 1],
-          a ? f[2 * k + 1] : f[2 * k], a ? f[2 * k] : f[2 * k + 1]};
-      *record++ = (double)ids[k];
-      for (int q = 0; q < 3; ++q)
-        if (pairs[q]) {
-          *record++ = values[2 * q];
-          *record++ = values[2 * q + 1];
-        }
-      if (energies)
-        *record++ = e[k];
-      if (virials)
-        *record++ = w[k];
-    }
-    send[i] = m->out[0].data;
+    size_t own = 0;
+    statuses[i] = member_records(s, i, pairs, singles, fields, &own);
+    send[i] = s->members[i].out[0].data;
     counts[i] = own;
   }
-  free(read);
   CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
   CK_TRY(ck__exchange_gather_items(s->run.exchange, fields * sizeof(double),
                                    send, counts, &all, NULL));
   if (all.count != c->particles)
     CK_FAIL(CK_ERROR_MISMATCH, "the slabs hold %zu particles, not %zu",
             all.count, c->particles);
+  /* Each record's fields into the caller's arrays at its id. */
   const double *record = all.data;
   for (size_t k = 0; k < all.count; ++k) {
     size_t id = (size_t)*record++;

@@ -245,23 +245,11 @@ fail:
   return status;
 }
 
-ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
-                          int double_precision, const ck__nn_tuning *tuning,
-                          ck_nn **result) {
-  ck_status status = CK_OK;
-  ck_nn *nn = NULL;
-  CK__REQUIRE_IN("ck_nn_create", device);
-  CK__REQUIRE_IN("ck_nn_create", config);
-  if (!result)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: nn is NULL");
-  *result = NULL;
-  CK_TRY(check_config(config));
-  if (double_precision && !ck__device_has_fp64(device))
-    CK_FAIL(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
-            device->id);
-  nn = calloc(1, sizeof *nn);
-  if (!nn)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory creating a network");
+/* The network's state from the configuration: its widths, activations,
+ * loss and optimiser in the steps' codes, its precision and tuning. */
+static void state_from_config(ck_nn *nn, const ck_device *device,
+                              const ck_nn_config *config, int double_precision,
+                              const ck__nn_tuning *tuning) {
   nn->config = *config;
   nn->self = nn;
   nn->members = &nn->self;
@@ -283,6 +271,15 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
       config->loss == CK_NN_MSE ? CK_NN_ACT_SIGMOID : CK_NN_ACT_IDENTITY;
   state->optimizer = config->optimizer == CK_NN_ADAM ? CK_NN_OPTIMIZER_ADAM
                                                      : CK_NN_OPTIMIZER_SGD;
+}
+
+/* Refuses the matrix products' forms the device cannot run as asked: TF32
+ * and the vector form. */
+static ck_status check_products(const nn_state *state,
+                                const ck_nn_config *config,
+                                const ck_device *device) {
+  ck_status status = CK_OK;
+  int double_precision = state->double_precision;
   /* A run reported as TF32 must run on tensor cores: where cuBLAS's TF32
    * mode would quietly compute in FP32, it is refused. */
   if (config->math == CK_NN_TF32 &&
@@ -294,7 +291,6 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
             device->id,
             double_precision ? "runs in double precision"
                              : "has no TF32 products on tensor cores");
-  state->tf32 = config->math == CK_NN_TF32;
   /* The vector form is written in OpenCL C's vector types, which the CUDA
    * prelude does not spell; it is a form for CPUs. */
   if (state->tuning.tile && state->tuning.form == CK__NN_VECTOR &&
@@ -303,15 +299,16 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
             "matrix-product tiles vector:%u (--tiles): the vector form runs "
             "on OpenCL devices; CUDA device %s takes local:S or global:S",
             state->tuning.tile, device->id);
-  /* The products on cuBLAS: single precision (double runs keep the
-   * kernels of the OpenCL steps, built for CUDA). */
-  nn->steps = ck__steps_pick(
-      device, double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32,
-      &ck__nn_opencl_steps,
-      CK__CUDA_STEPS(device, ck__nn_cuda_steps, !double_precision),
-      &nn->merged_steps, sizeof nn->merged_steps);
-  /* The weights and the optimiser's two states, before any is allocated
-   * (the data sets and activations are checked as buffers when attached). */
+fail:
+  return status;
+}
+
+/* The weights' rows padded to the steps' row multiple, and the weights
+ * and the optimiser's two states checked to fit, before any is allocated
+ * (the data sets and activations are checked as buffers when attached). */
+static ck_status lay_out_weights(ck_nn *nn, const ck_device *device) {
+  ck_status status = CK_OK;
+  nn_state *state = &nn->state;
   unsigned multiple = state->tuning.row_multiple ? state->tuning.row_multiple
                       : nn->steps->row_multiple  ? nn->steps->row_multiple()
                                                  : 1;
@@ -330,6 +327,14 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
   if ((status =
            ck__device_memory_check(device, 3.0 * reals * state->real_size)))
     CK_FAIL_PREFIX(status, "a network of %.0f parameters needs ", parameters);
+fail:
+  return status;
+}
+
+/* The network's queue, and on it its weights, the optimiser's states and
+ * the loss and hit totals, zeroed. */
+static ck_status make_buffers(nn_state *state, const ck_device *device) {
+  ck_status status = CK_OK;
   CK_TRY(ck_queue_create(device, &state->queue));
   for (int l = 1; l <= state->layers; ++l) {
     size_t count = layer_reals(state, l);
@@ -344,6 +349,40 @@ ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
                                 &state->loss_total));
   CK_TRY(ck__buffer_make_zeroed(state->queue, 1, sizeof(uint32_t), "hit total",
                                 &state->hit_total));
+fail:
+  return status;
+}
+
+ck_status ck__nn_allocate(const ck_device *device, const ck_nn_config *config,
+                          int double_precision, const ck__nn_tuning *tuning,
+                          ck_nn **result) {
+  ck_status status = CK_OK;
+  ck_nn *nn = NULL;
+  CK__REQUIRE_IN("ck_nn_create", device);
+  CK__REQUIRE_IN("ck_nn_create", config);
+  if (!result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: nn is NULL");
+  *result = NULL;
+  CK_TRY(check_config(config));
+  if (double_precision && !ck__device_has_fp64(device))
+    CK_FAIL(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
+            device->id);
+  nn = calloc(1, sizeof *nn);
+  if (!nn)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory creating a network");
+  state_from_config(nn, device, config, double_precision, tuning);
+  nn_state *state = &nn->state;
+  CK_TRY(check_products(state, config, device));
+  state->tf32 = config->math == CK_NN_TF32;
+  /* The products on cuBLAS: single precision (double runs keep the
+   * kernels of the OpenCL steps, built for CUDA). */
+  nn->steps = ck__steps_pick(
+      device, double_precision ? &ck__nn_ref_steps_f64 : &ck__nn_ref_steps_f32,
+      &ck__nn_opencl_steps,
+      CK__CUDA_STEPS(device, ck__nn_cuda_steps, !double_precision),
+      &nn->merged_steps, sizeof nn->merged_steps);
+  CK_TRY(lay_out_weights(nn, device));
+  CK_TRY(make_buffers(state, device));
   *result = nn;
   return CK_OK;
 fail:

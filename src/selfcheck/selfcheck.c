@@ -252,6 +252,55 @@ fail:
   return status;
 }
 
+/* The reduction's work-groups, of reduction_group() work-items each:
+ * enough to cover a pass, but at most 4 a compute unit (and at least 1). */
+static void size_groups(selfcheck_state *state, const ck_device *device) {
+  state->group_size = reduction_group(device);
+  uint32_t wanted = (state->count + state->group_size - 1) / state->group_size;
+  uint32_t cap = device->compute_units ? 4 * device->compute_units : 4;
+  state->groups = wanted < cap ? wanted : cap;
+  if (state->groups == 0)
+    state->groups = 1;
+}
+
+/* The run's queue, and on it the numbers and the groups' sums and
+ * checksums. */
+static ck_status make_buffers(selfcheck_state *state, const ck_device *device) {
+  ck_status status = CK_OK;
+  CK_TRY(ck_queue_create(device, &state->queue));
+  CK_TRY(ck_buffer_create(state->queue, state->count * sizeof(float),
+                          &state->values));
+  CK_TRY(ck_buffer_create(state->queue, state->count * sizeof(uint32_t),
+                          &state->bits));
+  CK_TRY(ck_buffer_create(state->queue, state->groups * sizeof(float),
+                          &state->sums));
+  CK_TRY(ck_buffer_create(state->queue, state->groups * sizeof(uint32_t),
+                          &state->xors));
+fail:
+  return status;
+}
+
+/* The run's result from the passes' total and checksum: the mean, the
+ * throughput and the metrics. */
+static void fill_result(ck_result *result, const selfcheck_state *state,
+                        const selfcheck_job *job, const ck_program_stats *build,
+                        double total, uint32_t checksum) {
+  double numbers = (double)state->count * (double)job->passes;
+  result->best = total / numbers;
+  snprintf(result->best_name, sizeof result->best_name, "mean");
+  result->throughput = result->wall_s > 0 ? numbers / result->wall_s : 0;
+  snprintf(result->throughput_unit, sizeof result->throughput_unit,
+           "numbers/s");
+  ck__result_metric(result, "xor_checksum", checksum, "");
+  ck__result_metric(result, "count", state->count, "");
+  ck__result_metric(result, "passes", (double)job->passes, "");
+  ck__result_metric(result, "group_size", state->group_size, "");
+  ck__result_flag(result, "from_cache", build->from_cache);
+  /* The mean of n uniforms has standard deviation 1/sqrt(12 n). */
+  ck__result_metric(result, "mean_sigmas",
+                    (result->best - 0.5) * sqrt(12.0 * numbers), "");
+}
+
 static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
                                size_t count, const ck_run_options *options,
                                ck_result *result) {
@@ -267,22 +316,8 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   CK_TRY(job_parse(params, count, &job));
   state.count = (uint32_t)job.count;
   state.seed = options->seed;
-  state.group_size = reduction_group(device);
-  uint32_t wanted = (state.count + state.group_size - 1) / state.group_size;
-  uint32_t cap = device->compute_units ? 4 * device->compute_units : 4;
-  state.groups = wanted < cap ? wanted : cap;
-  if (state.groups == 0)
-    state.groups = 1;
-
-  CK_TRY(ck_queue_create(device, &state.queue));
-  CK_TRY(ck_buffer_create(state.queue, state.count * sizeof(float),
-                          &state.values));
-  CK_TRY(ck_buffer_create(state.queue, state.count * sizeof(uint32_t),
-                          &state.bits));
-  CK_TRY(
-      ck_buffer_create(state.queue, state.groups * sizeof(float), &state.sums));
-  CK_TRY(ck_buffer_create(state.queue, state.groups * sizeof(uint32_t),
-                          &state.xors));
+  size_groups(&state, device);
+  CK_TRY(make_buffers(&state, device));
   sums = malloc(state.groups * sizeof *sums);
   xors = malloc(state.groups * sizeof *xors);
   if (!sums || !xors)
@@ -310,26 +345,11 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   const ck__loop_driver driver = {&run, run_passes, NULL, NULL};
   ck__loop_outcome outcome;
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  double total = run.total;
-  uint32_t checksum = run.checksum;
   CK_TRY(ck_queue_finish(state.queue));
   result->wall_s = ck__seconds() - started;
   ck_queue_get_kernel_seconds(state.queue, &result->kernel_s);
 
-  double numbers = (double)state.count * (double)job.passes;
-  result->best = total / numbers;
-  snprintf(result->best_name, sizeof result->best_name, "mean");
-  result->throughput = result->wall_s > 0 ? numbers / result->wall_s : 0;
-  snprintf(result->throughput_unit, sizeof result->throughput_unit,
-           "numbers/s");
-  ck__result_metric(result, "xor_checksum", checksum, "");
-  ck__result_metric(result, "count", state.count, "");
-  ck__result_metric(result, "passes", (double)job.passes, "");
-  ck__result_metric(result, "group_size", state.group_size, "");
-  ck__result_flag(result, "from_cache", build.from_cache);
-  /* The mean of n uniforms has standard deviation 1/sqrt(12 n). */
-  ck__result_metric(result, "mean_sigmas",
-                    (result->best - 0.5) * sqrt(12.0 * numbers), "");
+  fill_result(result, &state, &job, &build, run.total, run.checksum);
 fail:
   if (set_up || state.program)
     steps->teardown(&state);
