@@ -1135,9 +1135,12 @@ def ncu_kernels(text):
     return kernels
 
 
-def h200_pso_step():
+def before_after(name):
+    """Rows of a before (b) / after (n) run file of PSO_STEP: per function
+    and dimension, the median rates, their ratio and whether every run
+    ended at the same best."""
     runs = {}
-    for line in read(PSO_STEP, "pso.txt").splitlines():
+    for line in read(PSO_STEP, name).splitlines():
         if line.startswith("#"):
             continue
         tree, function, dim, _, rate, best = line.split()
@@ -1150,21 +1153,12 @@ def h200_pso_step():
         same = {b for _, b in trees["b"]} == {b for _, b in trees["n"]}
         rows.append([function, str(dim), num(f"{base:.4g}"), num(f"{new:.4g}"),
                      f"{new / base:.3f}", "yes" if same else "NO"])
-    copies = {}
-    for line in read(PSO_STEP, "pso_copy.txt").splitlines():
-        if line.startswith("#"):
-            continue
-        tree, function, dim, _, rate, best = line.split()
-        copies.setdefault((function, int(dim)), {}).setdefault(
-            tree, []).append((float(rate), best))
-    copy_rows = []
-    for (function, dim), trees in copies.items():
-        base = statistics.median(r for r, _ in trees["b"])
-        new = statistics.median(r for r, _ in trees["n"])
-        same = {b for _, b in trees["b"]} == {b for _, b in trees["n"]}
-        copy_rows.append([function, str(dim), num(f"{base:.4g}"),
-                          num(f"{new:.4g}"), f"{new / base:.3f}",
-                          "yes" if same else "NO"])
+    return rows
+
+
+def h200_pso_step():
+    rows = before_after("pso.txt")
+    copy_rows = before_after("pso_copy.txt")
     users = []
     for tree, name in (("b", "before"), ("n", "after")):
         for line in read(PSO_STEP, f"user_{tree}.md").splitlines():
@@ -1183,12 +1177,13 @@ def h200_pso_step():
                         metrics["Compute (SM) Throughput"]])
     return f"""### The PSO's CUDA step, and a user's objective in it
 
-The native step moves a thread's pairs of a group of rounds before its
-block meets at a barrier, so that their loads overlap; a user's OpenCL C
-objective without data runs in the same step. Before: the commit before;
-after: the commit that made the change; both built and run in one call,
-alternating, three runs each (median). 1M particles, 200 iterations;
-every run of a row ends at the same best value.
+- A thread moves all its pairs of a group of rounds before the block's
+  barrier, so that their loads overlap.
+- A user's OpenCL C objective without data runs in the same step.
+- Before: the commit before. After: the commit that made the change.
+- Both are built and run in one call, alternating, three runs each; the
+  table gives medians.
+- 1M particles, 200 iterations. Every run of a row ends at the same best.
 
 {source([(PSO_STEP, "pso.txt"), (PSO_STEP, "machine.txt")],
         "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-28",
@@ -1198,9 +1193,10 @@ every run of a row ends at the same best value.
 {table(["function", "d", "before (evals/s)", "after (evals/s)", "after / before",
         "same best"], rows)}
 
-Improved personal bests then copied from the step's shared coordinates,
-not read again from x (where one group holds every dimension), against
-the step above; another call, on another H200:
+Improved personal bests are then copied from the step's shared
+coordinates, not read again from x. This holds where one group holds
+every dimension. Measured against the step above, in another call, on
+another H200:
 
 {source([(PSO_STEP, "pso_copy.txt"), (PSO_STEP, "machine_copy.txt")],
         "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-28",
