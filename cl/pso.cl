@@ -51,12 +51,10 @@
 /* The user's objective at particle p's position, which this work-item has
  * just written: gathered into private memory, as its signature asks, as
  * ck_evaluate_user does, so that the values are the same bits. The
- * dimension is the constant CK_DIM (dim's value), so that a compiler can
+ * dimension is the constant CK_DIM (the run's dim), so that a compiler can
  * unroll both loops and keep the position in registers. */
-static ck_real fused_user_value(uint p, uint n, int dim,
-                                __global const ck_real *x) {
+static ck_real fused_user_value(uint p, uint n, __global const ck_real *x) {
   float position[CK_DIM];
-  (void)dim;
   for (int d = 0; d < CK_DIM; ++d)
     position[d] = (float)x[(ulong)d * n + p];
   return (ck_real)objective(position, CK_DIM);
@@ -81,7 +79,7 @@ __kernel void ck_pso_initialise(uint n, uint first, int dim, ulong seed,
                                              seed, lo, hi, vmax,
                                              velocity_init, x, v, pbest);
 #if CK_PSO_FUSE_USER
-  value = fused_user_value(p, n, dim, x);
+  value = fused_user_value(p, n, x);
 #endif
   pbest_value[p] = CK_PSO_STREAMED ? ck_comparable(value)
                                    : CK_R(CK_REAL_MAX);
@@ -130,7 +128,7 @@ static void move_one(uint p, uint first, uint n, int dim, ulong seed,
       lo,
       hi, vmax, x, v, pbest, guide, guide_index, guide_stride);
 #if CK_PSO_FUSE_USER
-  value = fused_user_value(p, n, dim, x);
+  value = fused_user_value(p, n, x);
 #endif
   ck_pso_after_move(CK_PSO_STREAMED, CK_PSO_RING, p, n, dim, value,
                     pbest_value, x, pbest, values);
