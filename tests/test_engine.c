@@ -56,7 +56,7 @@ typedef struct toy_member {
 typedef struct toy {
   int mode;
   toy_member *members[MAX_MEMBERS];
-  size_t set_ups, teardowns;
+  size_t set_ups, teardowns, connects;
   /* Failures asked: a member's step (SIZE_MAX: none), the calling
    * thread's agreement after a round, a member's allocation. */
   size_t fail_member;
@@ -279,6 +279,23 @@ static void toy_teardown(void *self, size_t i) {
   ++t->teardowns;
 }
 
+/* Between the allocations and the set-ups: every local member made,
+ * none set up, each told the widest slice of all. */
+static ck_status toy_connect(void *self, ck__engine *engine) {
+  toy *t = self;
+  uint64_t widest = 0, first = 0, units = 0;
+  for (size_t m = 0; m < ck__engine_members(engine); ++m) {
+    ck__engine_slice(engine, m, &first, &units);
+    widest = units > widest ? units : widest;
+  }
+  for (size_t i = 0; i < ck__engine_local(engine); ++i)
+    t->crossed_wrong +=
+        !t->members[i] || t->members[i]->place.widest != widest;
+  t->crossed_wrong += t->set_ups != 0;
+  ++t->connects;
+  return CK_OK;
+}
+
 static ck__engine_kind toy_kind(int mode) {
   ck__engine_kind kind = {.unit_name = "cells",
                           .granule = 1,
@@ -300,6 +317,7 @@ static ck__engine_kind toy_kind(int mode) {
   } else {
     kind.round = toy_round;
     kind.cross = toy_cross;
+    kind.connect = toy_connect;
   }
   return kind;
 }
@@ -419,6 +437,8 @@ static void spreads(int mode) {
         CHECK_OK(run(&t, &given, &spread));
         same_ending(what, &alone, &spread);
         CHECK_MSG(t.crossed_wrong == 0, "%s: steps crossed apart", what);
+        CHECK_MSG(t.connects == (mode == LOCAL), "%s: %zu connects", what,
+                  t.connects);
         /* Creation's, then each round's: 9 of 1 step, or 4, 4, 1. */
         CHECK_MSG(t.row_count == (mode == STENCIL ? 1 + STEPS : 4), "%s: %zu",
                   what, t.row_count);

@@ -2251,8 +2251,8 @@ static void spread_islands(const ck_device *ref, const ck_device *other) {
  * bests). On a ring and on random cycles, over two members (2 and 5
  * islands) and three (1, 2 and 4), 30 generations migrating every other,
  * all on ref (a device given again holds another member).
- * A ring sends as many bytes either way; random cycles send only the
- * islands that cross, not every member's whole pack.
+ * A ring sends as many bytes either way. Random cycles cross through
+ * the host even where the copies are open.
  */
 static void spread_copies(const ck_device *ref) {
   printf("spread islands device to device\n");
@@ -2278,7 +2278,9 @@ static void spread_copies(const ck_device *ref) {
         CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
         if (!ga)
           break;
-        CHECK_MSG(ck__ga_spread_on_devices(ga) == copies,
+        /* Random cycles cross through the host. */
+        CHECK_MSG(ck__ga_spread_on_devices(ga) ==
+                      (copies && topology == CK_GA_RING),
                   "topology %d, %zu members: copies %d, on devices %d",
                   topology, count, copies, ck__ga_spread_on_devices(ga));
         taken += ga_end_take(ga, 30, &ends[copies]);
@@ -2292,9 +2294,7 @@ static void spread_copies(const ck_device *ref) {
                   "topology %d, %zu members: %.9g device to device, %.9g "
                   "alone",
                   topology, count, ends[1].best, alone.best);
-        CHECK_MSG(topology == CK_GA_RING
-                      ? ends[1].sent == ends[0].sent
-                      : ends[1].sent > 0 && ends[1].sent < ends[0].sent,
+        CHECK_MSG(ends[1].sent == ends[0].sent && ends[1].sent > 0,
                   "topology %d, %zu members: %llu bytes sent device to "
                   "device, %llu through the host",
                   topology, count, (unsigned long long)ends[1].sent,

@@ -337,8 +337,10 @@ ck_status ck__engine_step(ck__engine *engine, uint64_t first, uint64_t count) {
     CK_TRY(exchange(engine, call.first, call.count));
     done += call.count;
   }
-  /* A failure of the last round's reduced, agreed. */
-  CK_TRY(ck__engine_agree(engine, CK_OK));
+  /* A failure of the last round's reduced, agreed (only reduced fails
+   * on the calling thread). */
+  if (kind->reduced)
+    CK_TRY(ck__engine_agree(engine, CK_OK));
 fail:
   return status;
 }
@@ -417,6 +419,11 @@ static ck__engine_member describe(const ck__engine *engine, size_t i,
                               .units = units,
                               .total = total};
   memcpy(member.halo, engine->kind.halo, sizeof member.halo);
+  for (size_t m = 0; engine->slices && m < engine->members; ++m)
+    if (engine->slices[m][1] > member.widest)
+      member.widest = engine->slices[m][1];
+  if (!member.widest)
+    member.widest = units; /* a probe's trial, before the deal */
   return member;
 }
 
@@ -478,7 +485,9 @@ fail:
 static ck_status begin(ck__engine *engine, const ck_spread *spread,
                        uint64_t total) {
   ck_status status = CK_OK;
-  CK_TRY(ck__spread_begin(spread, engine->kind.unit_name, &engine->run));
+  CK_TRY((engine->kind.shares_devices ? ck__spread_begin_shared
+                                       : ck__spread_begin)(
+      spread, engine->kind.unit_name, &engine->run));
   ck__spread_run *run = &engine->run;
   engine->members = ck__exchange_members(run->exchange);
   engine->first = ck__exchange_first(run->exchange);
@@ -536,6 +545,9 @@ ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
    * its kernels and makes its state, which can take many seconds. */
   engine->made = 1;
   CK_TRY(ck__engine_each(engine, allocate_phase, engine));
+  if (engine->kind.connect)
+    CK_TRY(
+        ck__engine_agree(engine, engine->kind.connect(engine->self, engine)));
   CK_TRY(ck__engine_each(engine, set_up_phase, engine));
   if (!engine->alone) {
     CK_TRY(exchange(engine, 0, 0));

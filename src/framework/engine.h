@@ -19,7 +19,8 @@
  * A run, step by step:
  * - ck__engine_create: the members' probe (several members, no shares),
  *   the deal, allocate on every member, then (all agreeing that they
- *   fit) set_up; several members then post and exchange once.
+ *   fit) connect and set_up; several members then post and exchange
+ *   once.
  * - ck__engine_step: rounds of kind.round steps (1 where NULL); one
  *   round spans the whole step where the run has one member. Before a
  *   round of several members the halos pass; in the round each member
@@ -32,13 +33,15 @@
  *   outbox; the best so far is the least personal best, its item the global
  *   best's position; a ring's halo is K - 1 items around the slice.
  *   reduced records the best and hands it to the members' inboxes.
- * - GA: units islands. round: the generations up to the next migration
- *   or read. A ring's migrants are the halo (one island's pack, kept
- *   before the slice); random cycles gather every member's packs in
- *   cross (ck__exchange_gather_items), and so do the device-to-device
- *   copies. The best so far (ties to the earliest round, then the lowest
- *   island) has the genes as its item. Each generation's mean, weighted
- *   by islands, is a sum; each generation's bests are gathered in cross.
+ * - GA (src/ga/ga_spread.c): units islands, members may share a device.
+ *   The front plans each round (the generations up to the next
+ *   migration or read) and steps the engine one round at a time. connect
+ *   opens the copies between members' devices; post reads the migrants
+ *   that leave into host memory; cross moves them (a ring's around the
+ *   members, random cycles' gathered, or device to device). Between
+ *   rounds the front reads every member's statistics (ck__engine_each)
+ *   and finds the best from them: ties to the earliest round, then the
+ *   lowest island.
  * - MLP: units the rows of a batch; every member holds the whole network.
  *   step computes the gradient of its rows; the gradient is the sums,
  *   which each member applies at its next step (NCCL sums inside a
@@ -88,6 +91,7 @@ typedef struct ck__engine_member {
   const ck_device *device; /* the engine's copy */
   uint64_t first, units;   /* its slice of the run's units */
   uint64_t total;          /* the run's units */
+  uint64_t widest;         /* the most units any member holds */
   /* Items it keeps past its slice (0 where it is alone): before, after. */
   uint64_t halo[2];
 } ck__engine_member;
@@ -130,6 +134,9 @@ typedef struct ck__engine_kind {
   uint64_t halo[2];          /* items a member keeps before and after */
   ck__engine_best_rule best; /* what the members agree on as their best */
   size_t sum_count;          /* doubles summed over the members each round */
+  /* Members may share a device, each with a queue and memory of its own
+   * there (ck__spread_begin_shared). */
+  int shares_devices;
   /* (member) Optional: units a second on a trial member of an equal
    * share, whose time is not the run's; NULL: dealt equally. */
   ck_status (*probe)(void *self, const ck__engine_member *trial,
@@ -140,6 +147,10 @@ typedef struct ck__engine_kind {
    * once. */
   ck_status (*allocate)(void *self, const ck__engine_member *member,
                         ck_queue **queue);
+  /* Optional: after every member's allocate, before any set_up: what
+   * the members need of each other's devices (copies between them,
+   * handles between processes). Collective; its status is agreed. */
+  ck_status (*connect)(void *self, ck__engine *engine);
   /* (member) Its kernels and initial state. */
   ck_status (*set_up)(void *self, size_t i);
   /* (member) count steps from step `first`, what it last took first. */

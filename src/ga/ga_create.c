@@ -428,7 +428,7 @@ ck_status ck_ga_create_spread(const ck_spread *spread,
   CK_TRY(tune(created, &spread->devices[0], config, NULL));
   CK_TRY(make_history(created, config));
   double started = ck__seconds();
-  CK_TRY(ck__ga_spread_create(spread, config, &created->spread,
+  CK_TRY(ck__ga_spread_create(created, spread, config, &created->spread,
                               &created->state.stats_capacity,
                               &created->state.span_segments));
   created->build_seconds = ck__seconds() - started;

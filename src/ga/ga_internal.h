@@ -13,6 +13,7 @@
 #include "ck_ga_migration.h"
 #include "clkit/clkit.h"
 #include "clkit/ga.h"
+#include "framework/engine.h"
 #include "framework/spread.h"
 #include "objectives/problem.h"
 #include "runtime/runtime.h"
@@ -302,11 +303,12 @@ ck_status ck__ga_slice_receive(ck_ga *slice, int migrates);
  * folded on the device where its backend can. */
 ck_status ck__ga_slice_folded(ck_ga *slice, double *pairs);
 
-/* Deals config's islands to the spread's members, makes their slices;
- * *stats_capacity: the slices'; *span_segments: the most segments of a
- * round (the front's ck__ga_next_run). Generation 0's statistics and best
- * are the front's to read (ck__ga_spread_step with no generations). */
-ck_status ck__ga_spread_create(const ck_spread *spread,
+/* Deals config's islands to the spread's members (the member engine),
+ * makes their slices; *stats_capacity: the slices'; *span_segments: the
+ * most segments of a round (the front's ck__ga_next_run). Generation 0's
+ * statistics and best are the front's to read (ck__ga_spread_step with
+ * no generations). front is the run's GA, which outlives the spread. */
+ck_status ck__ga_spread_create(ck_ga *front, const ck_spread *spread,
                                const ck_ga_config *config, ck__ga_spread **made,
                                uint32_t *stats_capacity,
                                uint32_t *span_segments);
@@ -351,12 +353,12 @@ typedef struct ga_member {
 } ga_member;
 
 struct ck__ga_spread {
-  ck__spread_run run;
-  ga_member *members; /* local ones */
-  size_t count;       /* the run's members */
-  /* Every member's slice: its first island and islands. */
-  uint64_t *firsts, *units;
-  uint32_t widest; /* the most islands a member holds */
+  ck__engine *engine; /* its members, threads and exchange */
+  ck_ga *front;       /* the run's GA, whose schedule the rounds follow */
+  const ck_ga_config *config; /* the caller's, while it is made */
+  ga_member *members;         /* local ones */
+  size_t local, count;        /* members here, and in the run */
+  uint32_t widest;            /* the most islands a member holds */
   int dim, ring, double_precision;
   uint32_t migrants;
   size_t real; /* bytes a real */
@@ -364,10 +366,10 @@ struct ck__ga_spread {
    * pack of them (ring: an island's; random: the widest member's). */
   int crossing;
   size_t pack;
-  /* Copies without the host into local member i from local member j
-   * (peers[i * local + j]: a ring's previous member, or every other),
-   * where every member is a CUDA device of this one process; on_devices:
-   * the crossing migrants go through them, and the packs are unused. */
+  /* Copies without the host into local member i from its previous one
+   * (peers[i]), where a ring's migrants cross and every member is a CUDA
+   * device of this one process; on_devices: the crossing migrants go
+   * through them, and the packs are unused. */
   ck__peer **peers;
   int on_devices;
   /* Between processes: the previous member's counts, relay and relay
@@ -403,6 +405,21 @@ struct ck__ga_spread {
    * every member's, and the run's. */
   double *folded, *all_folded, *rows;
 };
+
+/* The GA's partition for the member engine (ga_spread_create.c), and
+ * the phases of its rounds (ga_spread.c): a round's generations, the
+ * migrants read out, its length (the front's plan, whole), and the
+ * migrants' crossing. */
+extern const ck__engine_kind ck__ga_kind;
+ck_status ck__ga_spread_round(void *self, size_t i, uint64_t first,
+                              uint64_t count);
+ck_status ck__ga_spread_post(void *self, size_t i);
+uint64_t ck__ga_spread_whole(void *self, uint64_t first, uint64_t count);
+ck_status ck__ga_spread_cross(void *self, ck__engine *engine, uint64_t first,
+                              uint64_t count);
+/* Member m's first island in the run, and its islands. */
+uint64_t ck__ga_spread_first(const ck__ga_spread *spread, size_t m);
+uint64_t ck__ga_spread_islands(const ck__ga_spread *spread, size_t m);
 
 /* The bytes of a pack of migrants (ck__ga_spread's pack). */
 size_t ck__ga_spread_pack_bytes(const ck__ga_spread *spread);

@@ -1,16 +1,16 @@
 /*
- * ga_spread.c - one GA over several devices (and processes): each member
- * evolves a contiguous slice of the islands, on a host thread of its own
- * (ck__spread_each), and the migrants that cross a member's boundary go
- * between its rounds.
+ * ga_spread.c - one GA over several devices (and processes), as members
+ * of the member engine (framework/engine.h): each member evolves a
+ * contiguous slice of the islands, on a host thread of its own, and the
+ * migrants that cross a member's boundary go between its rounds.
  *
  * A round is the generations up to a migration, a read or the step's end.
  * In a round each member receives the last round's migrants, makes its
  * generations and sends its own. Members may share a device, each with
- * a queue and memory of its own there. Where every member is a CUDA
- * device of one process, those that leave for another member go device
- * to device (ck__peer_copy; a device copy where both share one) into its
- * incoming slots, in both queues' order, without the host. Elsewhere
+ * a queue and memory of its own there. On a ring where every member is a
+ * CUDA device of one process, those that leave for the next member go
+ * device to device (ck__peer_copy; a device copy where both share one)
+ * into its incoming slot, in both queues' order, without the host. Elsewhere
  * they are copied behind the sender's queued work into host memory
  * (page-locked on CUDA), and the member waits for that copy alone. The
  * exchange then moves them (copies in a process, MPI between processes),
@@ -45,7 +45,23 @@
 #include "ga/ga_internal.h"
 
 ck__spread_run *ck__ga_spread_run(const ck_ga *ga) {
-  return ga->spread ? &ga->spread->run : NULL;
+  return ga->spread ? ck__engine_run(ga->spread->engine) : NULL;
+}
+
+static ck__spread_run *run_of(const ck__ga_spread *spread) {
+  return ck__engine_run(spread->engine);
+}
+
+uint64_t ck__ga_spread_first(const ck__ga_spread *spread, size_t m) {
+  uint64_t first = 0, units = 0;
+  ck__engine_slice(spread->engine, m, &first, &units);
+  return first;
+}
+
+uint64_t ck__ga_spread_islands(const ck__ga_spread *spread, size_t m) {
+  uint64_t first = 0, units = 0;
+  ck__engine_slice(spread->engine, m, &first, &units);
+  return units;
 }
 
 /* ---- migrants ------------------------------------------------------------ */
@@ -99,7 +115,7 @@ static size_t holder_of(const ck__ga_spread *spread, uint64_t island) {
   size_t low = 0, high = spread->count - 1;
   while (low < high) {
     size_t middle = (low + high + 1) / 2;
-    if (spread->firsts[middle] <= island)
+    if (ck__ga_spread_first(spread, middle) <= island)
       low = middle;
     else
       high = middle - 1;
@@ -113,16 +129,16 @@ static void take_incoming(const ck__ga_spread *spread, size_t i) {
   ga_member *m = &spread->members[i];
   size_t room = pack_room(spread);
   size_t genes = gene_bytes(spread), fitness = fitness_bytes(spread);
-  uint64_t first = spread->run.first[i];
+  uint64_t first = m->ga->state.first_island;
   uint32_t islands = m->ga->state.islands;
   for (uint32_t j = 0; j < islands; ++j) {
     uint64_t from = m->ga->source[first + j];
     if (from - first < islands)
       continue; /* its own island sends */
     size_t holder = holder_of(spread, from);
-    size_t at = (size_t)(from - spread->firsts[holder]);
-    assert(holder != ck__exchange_first(spread->run.exchange) + i &&
-           at < spread->units[holder]);
+    size_t at = (size_t)(from - ck__ga_spread_first(spread, holder));
+    assert(holder != ck__exchange_first(run_of(spread)->exchange) + i &&
+           at < ck__ga_spread_islands(spread, holder));
     const unsigned char *held = spread->gathered + holder * spread->pack;
     memcpy(m->in + j * genes, held + at * genes, genes);
     memcpy(m->in + room * genes + j * fitness,
@@ -167,26 +183,44 @@ fail:
   return status;
 }
 
-/* A member's round (ck__spread_each): the last round's receiving, its
- * generations, and its migrants out. */
-static ck_status round_member(void *context, size_t i) {
+/* A member's round (the engine's step): the last round's receiving, and
+ * its generations (those the front planned) with the sending. */
+ck_status ck__ga_spread_round(void *self, size_t i, uint64_t first,
+                              uint64_t count) {
   ck_status status = CK_OK;
-  ck__ga_spread *spread = context;
+  ck__ga_spread *spread = self;
   ga_member *m = &spread->members[i];
+  assert(count == spread->round_count);
+  (void)first;
+  (void)count;
   if (spread->due)
     CK_TRY(settle(spread, i));
   CK_TRY(ck__ga_slice_send(m->ga, spread->round_count, spread->round_migrates,
                            spread->round_inside));
-  if (spread->round_migrates && spread->crossing && !spread->on_devices)
-    CK_TRY(send_out(spread, m));
 fail:
   return status;
+}
+
+/* Its migrants out to the host, where they cross through it (the
+ * engine's post). */
+ck_status ck__ga_spread_post(void *self, size_t i) {
+  ck__ga_spread *spread = self;
+  if (spread->round_migrates && spread->crossing && !spread->on_devices)
+    return send_out(spread, &spread->members[i]);
+  return CK_OK;
+}
+
+/* A round is what the front planned (ck__ga_next_run): all of it. */
+uint64_t ck__ga_spread_whole(void *self, uint64_t first, uint64_t count) {
+  (void)self;
+  (void)first;
+  return count;
 }
 
 /* The migrants that cross: around the members' ring (member m's last
  * island feeds the first of member m + 1), or every member's to all. */
 static ck_status exchange(ck__ga_spread *spread) {
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = run_of(spread);
   const void *send[CK_SPREAD_MAX_LOCAL];
   void *receive[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < run->local; ++i) {
@@ -201,71 +235,45 @@ static ck_status exchange(ck__ga_spread *spread) {
                              spread->gathered);
 }
 
-/* Device to device: `count` islands' migrants of local member h from its
- * island `at` on, into local member i's incoming slots from slot `j` on
- * (island i's own j), in the sets the last emigrations wrote. */
-static ck_status copy_islands(ck__ga_spread *spread, size_t i, uint32_t j,
-                              size_t h, uint64_t at, uint32_t count) {
+/* Device to device, queued from the calling thread between phases: a
+ * ring's previous member's last island's migrants into each member's one
+ * incoming slot, in the sets the last emigrations wrote, in both queues'
+ * order. Every member is local here, so a member's number in the run is
+ * its local one. */
+static ck_status pass_on_devices(ck__ga_spread *spread) {
   ck_status status = CK_OK;
-  ga_state *to = &spread->members[i].ga->state;
-  ga_state *from = &spread->members[h].ga->state;
-  ck__peer *peer = spread->peers[i * spread->run.local + h];
+  size_t n = spread->local;
   size_t genes = gene_bytes(spread), fitness = fitness_bytes(spread);
-  size_t slot = (size_t)to->islands + j;
-  assert(peer && j + count <= to->incoming && at + count <= from->islands);
-  CK_TRY(ck__peer_copy(peer, to->queue, to->migrant_genes[to->migrant_set],
-                       slot * genes, from->queue,
-                       from->migrant_genes[from->migrant_set], at * genes,
-                       count * genes));
-  CK_TRY(ck__peer_copy(peer, to->queue, to->migrant_fitness[to->migrant_set],
-                       slot * fitness, from->queue,
-                       from->migrant_fitness[from->migrant_set], at * fitness,
-                       count * fitness));
-  spread->run.bytes_sent[h] += count * (genes + fitness);
+  assert(spread->ring);
+  for (size_t i = 0; i < n; ++i) {
+    size_t h = (i + n - 1) % n;
+    ga_state *to = &spread->members[i].ga->state;
+    ga_state *from = &spread->members[h].ga->state;
+    size_t slot = to->islands, at = from->islands - 1;
+    assert(spread->peers[i] && to->incoming == 1);
+    CK_TRY(ck__peer_copy(spread->peers[i], to->queue,
+                         to->migrant_genes[to->migrant_set], slot * genes,
+                         from->queue, from->migrant_genes[from->migrant_set],
+                         at * genes, genes));
+    CK_TRY(ck__peer_copy(spread->peers[i], to->queue,
+                         to->migrant_fitness[to->migrant_set], slot * fitness,
+                         from->queue, from->migrant_fitness[from->migrant_set],
+                         at * fitness, fitness));
+    run_of(spread)->bytes_sent[h] += genes + fitness;
+  }
 fail:
   return status;
 }
 
-/* The migrants that cross, device to device, queued from the calling
- * thread between phases: a ring's previous member's last island into
- * each member's one incoming slot, or each island's source held by
- * another member into its own slot (runs of neighbouring islands that
- * neighbour at their holder too in one copy). Every member is local
- * here, so a member's number in the run is its local one. */
-static ck_status pass_on_devices(ck__ga_spread *spread) {
-  ck_status status = CK_OK;
-  size_t n = spread->run.local;
-  for (size_t i = 0; i < n; ++i) {
-    ck_ga *ga = spread->members[i].ga;
-    if (spread->ring) {
-      size_t h = (i + n - 1) % n;
-      CK_TRY(copy_islands(spread, i, 0, h,
-                          spread->members[h].ga->state.islands - 1, 1));
-      continue;
-    }
-    uint64_t first = spread->run.first[i];
-    uint32_t islands = ga->state.islands, start = 0, count = 0;
-    size_t holder = 0;
-    uint64_t at = 0;
-    for (uint32_t j = 0; j <= islands; ++j) {
-      uint64_t from = j < islands ? ga->source[first + j] : first;
-      int remote = from - first >= islands;
-      size_t h = remote ? holder_of(spread, from) : 0;
-      uint64_t from_at = remote ? from - spread->firsts[h] : 0;
-      if (count && remote && h == holder && from_at == at + count) {
-        ++count;
-        continue;
-      }
-      if (count)
-        CK_TRY(copy_islands(spread, i, start, holder, at, count));
-      count = remote ? 1 : 0;
-      start = j;
-      holder = h;
-      at = from_at;
-    }
-  }
-fail:
-  return status;
+/* What crosses after a round that migrates (the engine's cross). */
+ck_status ck__ga_spread_cross(void *self, ck__engine *engine, uint64_t first,
+                              uint64_t count) {
+  ck__ga_spread *spread = self;
+  (void)engine;
+  (void)first;
+  if (!count || !spread->round_migrates || !spread->crossing)
+    return CK_OK;
+  return spread->on_devices ? pass_on_devices(spread) : exchange(spread);
 }
 
 /* ---- statistics and the best ------------------------------------------- */
@@ -287,7 +295,7 @@ static void keep_best(ck__ga_spread *spread, size_t m, uint32_t slot,
   }
 }
 
-/* A member's read (ck__spread_each): the last round's receiving where
+/* A member's read (ck__engine_each): the last round's receiving where
  * due, then its statistics since the last read, folded or every
  * island's (padded to the widest member's), into its part of the
  * spread's. */
@@ -321,7 +329,7 @@ static ck_status read_members(ck__ga_spread *spread, uint32_t slots,
                               int every_island) {
   spread->slots = slots;
   spread->every_island = every_island;
-  ck_status status = ck__spread_each(&spread->run, read_member, spread);
+  ck_status status = ck__engine_each(spread->engine, read_member, spread);
   spread->due = 0;
   return status;
 }
@@ -329,7 +337,7 @@ static ck_status read_members(ck__ga_spread *spread, uint32_t slots,
 ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
                               void *stats) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = run_of(spread);
   size_t island = 2 * spread->real, room = spread->widest;
   size_t bytes = (size_t)slots * room * island;
   const void *pieces[CK_SPREAD_MAX_LOCAL];
@@ -340,16 +348,17 @@ ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
   }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, bytes, spread->all_stats));
   /* Slot by slot, the members' islands in order: the run's islands. */
-  size_t run_islands = (size_t)spread->firsts[spread->count - 1] +
-                       spread->units[spread->count - 1];
+  size_t run_islands = spread->front->state.run_islands;
   for (size_t m = 0; m < spread->count; ++m) {
+    uint64_t first = ck__ga_spread_first(spread, m);
+    uint64_t islands = ck__ga_spread_islands(spread, m);
     for (uint32_t slot = 0; slot < slots; ++slot) {
       const unsigned char *held =
           spread->all_stats + m * bytes + (size_t)slot * room * island;
       memcpy((unsigned char *)stats +
-                 (slot * run_islands + spread->firsts[m]) * island,
-             held, spread->units[m] * island);
-      for (size_t j = 0; j < spread->units[m]; ++j)
+                 (slot * run_islands + first) * island,
+             held, islands * island);
+      for (size_t j = 0; j < islands; ++j)
         keep_best(spread, m, slot, real_at(spread, held, 2 * j));
     }
   }
@@ -360,7 +369,7 @@ fail:
 ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
                                const double **rows) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = run_of(spread);
   size_t pairs = (size_t)slots * 2;
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   CK_TRY(read_members(spread, slots, 0));
@@ -370,15 +379,14 @@ ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
   }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, pairs * sizeof(double),
                              spread->all_folded));
-  double islands = (double)(spread->firsts[spread->count - 1] +
-                            spread->units[spread->count - 1]);
+  double islands = (double)spread->front->state.run_islands;
   for (uint32_t slot = 0; slot < slots; ++slot) {
     double best = INFINITY, sum = 0;
     for (size_t m = 0; m < spread->count; ++m) {
       const double *pair = spread->all_folded + m * pairs + 2 * slot;
       keep_best(spread, m, slot, pair[0]);
       best = pair[0] < best ? pair[0] : best;
-      sum += pair[1] * (double)spread->units[m];
+      sum += pair[1] * (double)ck__ga_spread_islands(spread, m);
     }
     spread->rows[2 * slot] = best;
     /* One member's mean is the run's as it stands. */
@@ -390,10 +398,10 @@ fail:
   return status;
 }
 
-/* The best's holder's genes, read where it is local (ck__spread_each). */
+/* The best's holder's genes, read where it is local (ck__engine_each). */
 static ck_status genes_member(void *context, size_t i) {
   ck__ga_spread *spread = context;
-  if (ck__exchange_first(spread->run.exchange) + i != spread->holder)
+  if (ck__exchange_first(run_of(spread)->exchange) + i != spread->holder)
     return CK_OK;
   ga_state *state = &spread->members[i].ga->state;
   return ck__reals_read(state->queue, state->best_genes,
@@ -421,8 +429,8 @@ static ck_status agree_on_best(ck__ga_spread *spread) {
     return CK_OK;
   spread->best = spread->member_best[winner];
   spread->holder = winner;
-  CK_TRY(ck__spread_each(&spread->run, genes_member, spread));
-  CK_TRY(ck__exchange_broadcast(spread->run.exchange, winner, spread->genes,
+  CK_TRY(ck__engine_each(spread->engine, genes_member, spread));
+  CK_TRY(ck__exchange_broadcast(run_of(spread)->exchange, winner, spread->genes,
                                 (size_t)spread->dim * sizeof *spread->genes));
 fail:
   return status;
@@ -443,11 +451,9 @@ static ck_status step_rounds(ck_ga *ga, uint64_t generations) {
     ++spread->rounds;
     for (uint64_t t = 0; t < k; ++t)
       spread->slot_round[ga->stats_used + t] = spread->rounds;
-    CK_TRY(ck__spread_each(&spread->run, round_member, spread));
+    CK_TRY(ck__engine_step(spread->engine, ga->generation + 1, k));
     spread->due = 1;
     spread->due_migrates = migrates;
-    if (migrates && spread->crossing)
-      CK_TRY(spread->on_devices ? pass_on_devices(spread) : exchange(spread));
     ga->generation += k;
     ga->stats_used += (uint32_t)k;
     ga->migrations += inside + (migrates ? 1u : 0u);

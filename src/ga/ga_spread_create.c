@@ -1,9 +1,10 @@
 /*
- * ga_spread_create.c - a spread GA's making and freeing: the probe that
- * times the members, the islands dealt and every member's slice learnt,
- * the members allocated and set up, the copies between their devices
- * opened (peers in a process, CUDA IPC between the ranks of one host),
- * the rings across GPUs wired, and the caller's buffers.
+ * ga_spread_create.c - a spread GA's making and freeing, through the
+ * member engine (framework/engine.h), which deals the islands and owns
+ * the members: the probe that times a member, each member allocated and
+ * set up, the copies between their devices opened (peers in a process,
+ * CUDA IPC between the ranks of one host), the rings across GPUs wired,
+ * and the caller's buffers.
  */
 #include <assert.h>
 #include <float.h>
@@ -19,17 +20,14 @@
 
 /* A status of the calling thread's, agreed over all processes. */
 static ck_status agree(ck__ga_spread *spread, ck_status status) {
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {status};
-  return ck__exchange_agree(spread->run.exchange, statuses);
+  return ck__engine_agree(spread->engine, status);
 }
 
-/* What a phase of the creation takes. */
-typedef struct create_call {
-  ck__ga_spread *spread;
-  const ck_ga_config *config; /* the probe's, or the members' */
-  size_t run_islands;
-  double speeds[CK_SPREAD_MAX_LOCAL];
-} create_call;
+static ck__spread_run *run_of(const ck__ga_spread *spread) {
+  return ck__engine_run(spread->engine);
+}
+
+/* ---- the members' phases (ck__ga_kind) ---------------------------------- */
 
 static ck_status probe_step(void *context, uint64_t count) {
   ck_ga *ga = context;
@@ -39,59 +37,54 @@ static ck_status probe_step(void *context, uint64_t count) {
 
 /* A member's island-generations a second, on a GA of its equal share of
  * the islands (migrating never): the speeds the islands are dealt by. */
-static ck_status probe_member(void *context, size_t i) {
-  create_call *call = context;
+static ck_status probe(void *self, const ck__engine_member *trial,
+                       double *per_second) {
+  const ck__ga_spread *spread = self;
+  ck_ga_config config = *spread->config;
+  config.islands = (uint32_t)trial->units;
+  config.migrate_every = 0;
+  config.max_evaluations = 0;
+  config.has_target = 0;
+  config.keep_island_history = 0;
+  config.progress = NULL;
   ck_ga *ga = NULL;
-  double per_second = 0;
-  ck_status status =
-      ck_ga_create(&call->spread->run.devices[i], call->config, &ga);
+  double generations = 0;
+  ck_status status = ck_ga_create(trial->device, &config, &ga);
   if (status == CK_OK)
-    status = ck__spread_time(probe_step, ga, PROBE_GENERATIONS, &per_second);
-  call->speeds[i] = per_second * (double)call->config->islands;
+    status = ck__spread_time(probe_step, ga, PROBE_GENERATIONS, &generations);
+  *per_second = generations * (double)trial->units;
   ck_ga_destroy(ga);
   return status;
 }
 
-static ck_status probe(ck__ga_spread *spread, const ck_ga_config *config,
-                       create_call *call) {
-  ck_ga_config trial = *config;
-  trial.islands = config->islands / spread->count;
-  if (trial.islands < 1)
-    trial.islands = 1;
-  trial.migrate_every = 0;
-  trial.max_evaluations = 0;
-  trial.has_target = 0;
-  trial.keep_island_history = 0;
-  call->config = &trial;
-  ck_status status = ck__spread_each(&spread->run, probe_member, call);
-  /* The members' compute times start with their islands. */
-  memset(spread->run.compute_s, 0,
-         spread->run.local * sizeof *spread->run.compute_s);
-  return status;
-}
-
-/* A member's islands: the checks, its settings and buffers. */
-static ck_status allocate_member(void *context, size_t i) {
+/* A member's islands: the checks, its settings and buffers. Every member
+ * reads its statistics as often: the gathered ones fit the buffer one
+ * device of the padded islands would keep. */
+static ck_status allocate(void *self, const ck__engine_member *member,
+                          ck_queue **queue) {
   ck_status status = CK_OK;
-  create_call *call = context;
-  ck__ga_spread *spread = call->spread;
-  ck__spread_run *run = &spread->run;
-  const ck__ga_slice share = {(uint32_t)run->first[i],
-                              (uint32_t)call->run_islands,
-                              spread->stats_capacity};
-  ck_ga_config slice = *call->config;
-  slice.islands = run->units[i];
-  CK_TRY(ck__ga_slice_allocate(&run->devices[i], &slice, &share,
-                               &spread->members[i].ga));
-  run->queues[i] = spread->members[i].ga->state.queue;
+  ck__ga_spread *spread = self;
+  ck_ga **made = &spread->members[member->index].ga;
+  const ck__ga_slice share = {
+      (uint32_t)member->first, (uint32_t)member->total,
+      ck__ga_stats_capacity(member->members * (size_t)member->widest)};
+  /* The stopping rules are the front's, over the whole run. */
+  ck_ga_config slice = *spread->config;
+  slice.islands = (uint32_t)member->units;
+  slice.has_target = 0;
+  slice.max_evaluations = 0;
+  slice.keep_island_history = 0;
+  slice.progress = NULL;
+  CK_TRY(ck__ga_slice_allocate(member->device, &slice, &share, made));
+  *queue = (*made)->state.queue;
 fail:
   return status;
 }
 
 /* A member's kernels and generation 0, and its packs of migrants. */
-static ck_status set_up_member(void *context, size_t i) {
+static ck_status set_up(void *self, size_t i) {
   ck_status status = CK_OK;
-  ck__ga_spread *spread = context;
+  ck__ga_spread *spread = self;
   ga_member *m = &spread->members[i];
   ck_queue *queue = m->ga->state.queue;
   CK_TRY(ck__ga_slice_set_up(m->ga));
@@ -103,49 +96,24 @@ fail:
   return status;
 }
 
-/* Every member's slice (first island, islands), and the widest. */
-static ck_status learn_slices(ck__ga_spread *spread, size_t islands) {
-  ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  uint64_t local[CK_SPREAD_MAX_LOCAL][2];
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
-  uint64_t *all = calloc(spread->count * 2, sizeof *all);
-  spread->firsts = calloc(spread->count, sizeof *spread->firsts);
-  spread->units = calloc(spread->count, sizeof *spread->units);
-  CK_TRY(agree(spread,
-               all && spread->firsts && spread->units
-                   ? CK_OK
-                   : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
-  for (size_t i = 0; i < run->local; ++i) {
-    local[i][0] = run->first[i];
-    local[i][1] = run->units[i];
-    pieces[i] = local[i];
+static void teardown(void *self, size_t i) {
+  ga_member *m = &((ck__ga_spread *)self)->members[i];
+  if (m->ga) {
+    ck__host_free(m->ga->state.queue, m->out);
+    ck__host_free(m->ga->state.queue, m->in);
   }
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof local[0], all));
-  uint64_t dealt = 0;
-  for (size_t m = 0; m < spread->count; ++m) {
-    spread->firsts[m] = all[2 * m];
-    spread->units[m] = all[2 * m + 1];
-    assert(spread->firsts[m] == dealt && spread->units[m] > 0);
-    dealt += spread->units[m];
-    if (spread->units[m] > spread->widest)
-      spread->widest = (uint32_t)spread->units[m];
-  }
-  assert(dealt == islands);
-  (void)islands;
-fail:
-  free(all);
-  return status;
+  ck_ga_destroy(m->ga);
+  memset(m, 0, sizeof *m);
 }
 
 /* The caller's memory: the gathered packs, the statistics, the bests. */
 static ck_status make_buffers(ck__ga_spread *spread) {
-  size_t local = spread->run.local, count = spread->count;
+  size_t local = spread->local, count = spread->count;
   size_t stats =
       (size_t)spread->stats_capacity * spread->widest * 2 * spread->real;
   size_t pairs = (size_t)spread->stats_capacity * 2;
   spread->genes = calloc((size_t)spread->dim, sizeof *spread->genes);
-  int gathers = spread->crossing && !spread->ring && !spread->on_devices;
+  int gathers = spread->crossing && !spread->ring;
   spread->gathered = gathers ? calloc(count, spread->pack) : NULL;
   spread->stats = calloc(local, stats);
   spread->all_stats = calloc(count, stats);
@@ -170,32 +138,32 @@ static ck_status make_buffers(ck__ga_spread *spread) {
 }
 
 static void close_peers(ck__ga_spread *spread) {
-  for (size_t k = 0; spread->peers && k < spread->run.local * spread->run.local;
-       ++k)
-    ck__peer_close(spread->peers[k]);
+  for (size_t i = 0; spread->peers && i < spread->local; ++i)
+    ck__peer_close(spread->peers[i]);
   free(spread->peers);
   spread->peers = NULL;
 }
 
-/* Copies without the host into each member from those it takes migrants
- * from, where migrants cross and every member is a CUDA device of this
- * one process: every one, or none. */
+/* Copies without the host into each member from its previous one, where
+ * migrants cross a ring and every member is a CUDA device of this one
+ * process: every one, or none. Random cycles go through the host: their
+ * islands' sources scatter over the members, and copying them island by
+ * island took 70 times as long on two H200s. */
 static ck_status open_peers(ck__ga_spread *spread) {
   ck_status status = CK_OK;
-  size_t n = spread->run.local;
-  if (!spread->crossing || ck__exchange_ranks(spread->run.exchange) != 1)
+  size_t n = spread->local;
+  const ck_device *devices = run_of(spread)->devices;
+  if (!spread->crossing || !spread->ring ||
+      ck__exchange_ranks(run_of(spread)->exchange) != 1)
     return CK_OK;
-  if (!(spread->peers = calloc(n * n, sizeof *spread->peers)))
+  if (!(spread->peers = calloc(n, sizeof *spread->peers)))
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   int all = 1;
-  for (size_t i = 0; all && i < n; ++i)
-    for (size_t j = 0; all && j < n; ++j) {
-      if (j == i || (spread->ring && j != (i + n - 1) % n))
-        continue;
-      CK_TRY(ck__peer_open(&spread->run.devices[j], &spread->run.devices[i],
-                           &spread->peers[i * n + j]));
-      all = spread->peers[i * n + j] != NULL;
-    }
+  for (size_t i = 0; all && i < n; ++i) {
+    CK_TRY(ck__peer_open(&devices[(i + n - 1) % n], &devices[i],
+                         &spread->peers[i]));
+    all = spread->peers[i] != NULL;
+  }
   spread->on_devices = all;
 fail:
   if (!spread->on_devices)
@@ -209,12 +177,12 @@ fail:
  * one GPU could wait on each other's blocks, which that GPU might never
  * run at once). */
 static int wants_across(const ck__ga_spread *spread) {
-  const ck__spread_run *run = &spread->run;
+  const ck__spread_run *run = run_of(spread);
   size_t n = run->local;
   if (!spread->on_devices || !spread->ring || !spread->crossing)
     return 0;
   for (size_t i = 0; i < n; ++i) {
-    if (!ck__peer_direct(spread->peers[i * n + (i + n - 1) % n]))
+    if (!ck__peer_direct(spread->peers[i]))
       return 0;
     for (size_t j = 0; j < i; ++j)
       if (strcmp(run->devices[i].id, run->devices[j].id) == 0)
@@ -238,7 +206,7 @@ static void point_at_previous(ga_state *to, uint64_t crossed, uint64_t relay,
 /* Member i's view of its previous member h, in this process. */
 static ck_status wire_member(ck__ga_spread *spread, size_t i, size_t h) {
   ck_status status = CK_OK;
-  ck__peer *peer = spread->peers[i * spread->run.local + h];
+  ck__peer *peer = spread->peers[i];
   const ga_state *from = &spread->members[h].ga->state;
   uint64_t crossed, relay, fitness;
   CK_TRY(ck__peer_address(peer, from->native_crossed, &crossed));
@@ -256,7 +224,7 @@ fail:
  * memory), else 1. */
 static ck_status wire_across(ck__ga_spread *spread, uint32_t *made) {
   ck_status status = CK_OK;
-  size_t n = spread->run.local;
+  size_t n = spread->local;
   uint32_t span = spread->members[0].ga->state.span_segments;
   int inside = span > 1;
   for (size_t i = 0; i < n; ++i) {
@@ -279,7 +247,7 @@ fail:
  * all on one host (CUDA IPC), with neither CLKIT_PEER nor CLKIT_IPC 0. */
 static ck_status across_processes_wanted(ck__ga_spread *spread, int *wanted) {
   ck_status status = CK_OK;
-  const ck__spread_run *run = &spread->run;
+  const ck__spread_run *run = run_of(spread);
   struct {
     unsigned char gpu[CK__IPC_IDENTITY_BYTES];
     char able, host[47];
@@ -323,7 +291,7 @@ typedef struct across_ticket {
  * launches' where every member could, else 1. */
 static ck_status open_across(ck__ga_spread *spread, uint32_t *span) {
   ck_status status = CK_OK, made = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = run_of(spread);
   ga_state *state = &spread->members[0].ga->state;
   ck_buffer *buffers[3] = {state->native_crossed, state->native_relay,
                            state->native_relay_fitness};
@@ -359,47 +327,20 @@ fail:
 static void close_across(ck__ga_spread *spread) {
   for (int k = 0; k < 3; ++k)
     if (spread->opened[k]) {
-      ck__ipc_buffer_close(&spread->run.devices[0], spread->opened[k]);
+      ck__ipc_buffer_close(&run_of(spread)->devices[0], spread->opened[k]);
       spread->opened[k] = 0;
     }
 }
 
-ck_status ck__ga_spread_create(const ck_spread *given,
-                               const ck_ga_config *config, ck__ga_spread **made,
-                               uint32_t *stats_capacity,
-                               uint32_t *span_segments) {
+/* After every member's allocate (ck__ga_kind's connect): what crosses
+ * between them, the copies between their devices, and whether their
+ * launches cross GPUs on the ring. Collective. */
+static ck_status connect(void *self, ck__engine *engine) {
   ck_status status = CK_OK;
-  ck__ga_spread *spread = calloc(1, sizeof *spread);
-  if (!spread)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_begin_shared(given, "islands", &spread->run));
-  ck__spread_run *run = &spread->run;
-  spread->count = ck__exchange_members(run->exchange);
-  create_call call = {.spread = spread, .run_islands = config->islands};
-  int measure = !given->shares && spread->count > 1;
-  if (measure)
-    CK_TRY(probe(spread, config, &call));
-  CK_TRY(ck__spread_deal(run, given, config->islands, 1,
-                         measure ? call.speeds : NULL));
-  CK_TRY(learn_slices(spread, config->islands));
-  /* Every member reads its statistics as often: the gathered ones fit
-   * the buffer one device of the padded islands would keep. */
-  spread->stats_capacity =
-      ck__ga_stats_capacity(spread->count * (size_t)spread->widest);
-  spread->members = calloc(run->local, sizeof *spread->members);
-  CK_TRY(agree(spread, spread->members ? CK_OK
-                                       : ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                                                  "out of host memory")));
-  /* The stopping rules are the driver's, over the whole run. */
-  ck_ga_config slice = *config;
-  slice.has_target = 0;
-  slice.max_evaluations = 0;
-  slice.keep_island_history = 0;
-  slice.progress = NULL;
-  call.config = &slice;
-  /* Islands too many for their device are known before any member builds
-   * its kernels and makes generation 0, which can take many seconds. */
-  CK_TRY(ck__spread_each(run, allocate_member, &call));
+  ck__ga_spread *spread = self;
+  spread->engine = engine;
+  spread->local = ck__engine_local(engine);
+  spread->count = ck__engine_members(engine);
   const ga_state *state = &spread->members[0].ga->state;
   spread->dim = state->dim;
   spread->ring = state->ring;
@@ -407,22 +348,63 @@ ck_status ck__ga_spread_create(const ck_spread *given,
   spread->migrants = state->migrants;
   spread->real = state->real_size;
   spread->crossing = spread->count > 1 && spread->migrants > 0;
+  for (size_t m = 0; m < spread->count; ++m)
+    if (ck__ga_spread_islands(spread, m) > spread->widest)
+      spread->widest = (uint32_t)ck__ga_spread_islands(spread, m);
   spread->pack = ck__ga_spread_pack_bytes(spread);
   CK_TRY(agree(spread, open_peers(spread)));
-  int between = ck__exchange_ranks(run->exchange) > 1, across = 0;
+  int between = ck__exchange_ranks(run_of(spread)->exchange) > 1, across = 0;
   if (between)
     CK_TRY(across_processes_wanted(spread, &across));
   else
     across = wants_across(spread);
-  for (size_t i = 0; across && i < run->local; ++i)
+  for (size_t i = 0; across && i < spread->local; ++i)
     spread->members[i].ga->state.across_wanted = 1;
-  CK_TRY(ck__spread_each(run, set_up_member, spread));
+fail:
+  return status;
+}
+
+const ck__engine_kind ck__ga_kind = {.unit_name = "islands",
+                                     .granule = 1,
+                                     .shares_devices = 1,
+                                     .probe = probe,
+                                     .allocate = allocate,
+                                     .connect = connect,
+                                     .set_up = set_up,
+                                     .step = ck__ga_spread_round,
+                                     .post = ck__ga_spread_post,
+                                     .round = ck__ga_spread_whole,
+                                     .cross = ck__ga_spread_cross,
+                                     .teardown = teardown};
+
+ck_status ck__ga_spread_create(ck_ga *front, const ck_spread *given,
+                               const ck_ga_config *config, ck__ga_spread **made,
+                               uint32_t *stats_capacity,
+                               uint32_t *span_segments) {
+  ck_status status = CK_OK;
+  ck__engine *engine = NULL;
+  ck__ga_spread *spread = calloc(1, sizeof *spread);
+  if (!spread)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  spread->front = front;
+  spread->config = config;
+  spread->members = calloc(given->device_count, sizeof *spread->members);
+  if (!spread->members)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  /* connect holds the engine from the members' allocation on. */
+  status =
+      ck__engine_create(&ck__ga_kind, spread, given, config->islands, &engine);
+  spread->engine = engine;
+  CK_TRY(status);
+  spread->config = NULL;
+  spread->stats_capacity = spread->members[0].ga->state.stats_capacity;
   /* Between processes where they may not cross GPUs, every round stops
    * at each migration. */
   *span_segments = 1;
-  if (between && across)
+  if (ck__exchange_ranks(run_of(spread)->exchange) > 1 &&
+      spread->members[0].ga->state.across_wanted)
     CK_TRY(open_across(spread, span_segments));
-  else if (!between)
+  else if (ck__exchange_ranks(run_of(spread)->exchange) == 1)
     CK_TRY(agree(spread, wire_across(spread, span_segments)));
   CK_TRY(agree(spread, make_buffers(spread)));
   *stats_capacity = spread->stats_capacity;
@@ -438,22 +420,14 @@ void ck__ga_spread_destroy(ck__ga_spread *spread) {
     return;
   /* No copy may still read or write the packs, or another member's
    * buffers. */
-  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
+  for (size_t i = 0; spread->engine && i < spread->local; ++i)
     if (spread->members[i].ga)
       ck_queue_finish(spread->members[i].ga->state.queue);
   close_peers(spread);
-  close_across(spread);
-  for (size_t i = 0; spread->members && i < spread->run.local; ++i) {
-    ga_member *m = &spread->members[i];
-    if (m->ga) {
-      ck__host_free(m->ga->state.queue, m->out);
-      ck__host_free(m->ga->state.queue, m->in);
-    }
-    ck_ga_destroy(m->ga);
-  }
+  if (spread->engine)
+    close_across(spread);
+  ck__engine_destroy(spread->engine);
   free(spread->members);
-  free(spread->firsts);
-  free(spread->units);
   free(spread->genes);
   free(spread->gathered);
   free(spread->stats);
@@ -464,6 +438,5 @@ void ck__ga_spread_destroy(ck__ga_spread *spread) {
   free(spread->slot_round);
   free(spread->member_best);
   free(spread->member_round);
-  ck__spread_end(&spread->run);
   free(spread);
 }
