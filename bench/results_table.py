@@ -1667,6 +1667,55 @@ The tree before, in the same call:
 """ + "\n".join(base)
 
 
+def h200x4_ga_engine():
+    run = "h200x4-2026-11-28-ga-engine"
+    tables = scaling_tables(run)
+    base = [line for line in read(run, "base.md").splitlines()
+            if line.startswith("|")]
+    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
+                        for workload, heading, lines in tables)
+    bests = [line for line in read(run, "run.txt").splitlines()
+             if line.startswith(("GA ring", "GA random"))]
+    rows = []
+    for line in bests:
+        head, runs = line.split(":", 1)
+        _, topology, _, build = head.split()
+        walls = [item.split("/")[1] for item in runs.split()]
+        alike = len({item.split("=")[1].split("/")[0]
+                     for item in runs.split()}) == 1
+        rows.append(f"| {topology} | {'before' if build == 'A' else 'after'} | "
+                    + " | ".join(walls) + f" | {'yes' if alike else 'no'} |")
+    return f"""### The GA on the member engine
+
+The GA spread over two of the four GPUs, before and after its members
+moved onto the member engine, built and run in the same call. Each
+figure is the median of three runs after an untimed one. The second
+table gives wall seconds of 1,000 generations of 2,048 islands, alone
+and spread, device to device (`CLKIT_PEER=1`) and through the host
+(`CLKIT_PEER=0`); every run ends at the same best. Random cycles now
+cross through the host.
+
+{source([(run, "scaling.md"), (run, "base.md"), (run, "run.txt")],
+        H200X4, "2026-11-28",
+        "`python3 bench/scaling.py CLKIT --workload ga --size-option "
+        "islands --size 4096 --devices cuda:0,cuda:1 --mpirun mpirun "
+        "--mpi-device cuda --equal-shares --repeat 3 -- --fn rastrigin "
+        "--dim 32 --island-size 256 --gens 5000`; `clkit run ga --fn "
+        "rastrigin --islands 2048 --island-size 256 --dim 32 --gens 1000 "
+        "--topology T --device cuda:0[,cuda:1 --spread --shares 1,1]`, "
+        "and `mpirun -np 2` with `--device cuda`")}
+
+{body}
+
+The tree before, in the same call:
+
+""" + "\n".join(base) + """
+
+| topology | tree | alone | process, copies | process, host | MPI, IPC | MPI, host | same best |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |
+""" + "\n".join(rows)
+
+
 def h100x2_pso_aco():
     run = "h100x2-2026-11-27-pso-aco"
     body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
@@ -1703,7 +1752,7 @@ SECTIONS = [
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step]),
-    ("4 NVIDIA H200", [h200x4_scaling]),
+    ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
                                 epyc_session, epyc_fuzz, epyc_peak]),
