@@ -320,7 +320,7 @@ fail:
 
 ck_status ck__engine_step(ck__engine *engine, uint64_t first, uint64_t count) {
   ck_status status = CK_OK;
-  assert(engine && engine->made);
+  assert(engine && engine->made && engine->kind.step);
   if (engine->alone) {
     round_call call = {engine, first, count};
     return count ? ck__engine_each(engine, round_phase, &call) : CK_OK;
@@ -452,10 +452,8 @@ static ck_status probe(ck__engine *engine, uint64_t total, probe_call *call) {
   return status;
 }
 
-/* The deal, by the shares or the speeds (NULL: equally), and every
- * member's slice, learnt from all processes. */
-static ck_status deal(ck__engine *engine, uint64_t total,
-                      const double *speeds) {
+ck_status ck__engine_deal(ck__engine *engine, uint64_t total,
+                          const double *speeds) {
   ck_status status = CK_OK;
   ck__spread_run *run = &engine->run;
   uint64_t mine[CK_SPREAD_MAX_LOCAL][2];
@@ -508,7 +506,7 @@ static ck_status begin(ck__engine *engine, const ck_spread *spread,
     status = probe(engine, total, call);
   }
   if (status == CK_OK)
-    status = deal(engine, total, call ? call->speeds : NULL);
+    status = ck__engine_deal(engine, total, call ? call->speeds : NULL);
   free(call);
   CK_TRY(status);
   ck_status held = CK_OK;
@@ -526,7 +524,9 @@ ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
                             ck__engine **made) {
   ck_status status = CK_OK;
   assert(kind && spread && made && kind->unit_name);
-  assert(kind->allocate && kind->set_up && kind->step && kind->teardown);
+  assert(kind->allocate && kind->set_up && kind->teardown);
+  assert(kind->step || !(kind->best || kind->sum_count || kind->halo[0] +
+                                                            kind->halo[1]));
   assert(!kind->best || (kind->item_bytes && kind->post && kind->offer));
   assert(!(kind->halo[0] + kind->halo[1]) ||
          (kind->item_bytes && kind->take_halo && kind->post && kind->offer &&

@@ -42,11 +42,13 @@
  *   rounds the front reads every member's statistics (ck__engine_each)
  *   and finds the best from them: ties to the earliest round, then the
  *   lowest island.
- * - MLP: units the rows of a batch; every member holds the whole network.
- *   step computes the gradient of its rows; the gradient is the sums,
- *   which each member applies at its next step (NCCL sums inside a
- *   member's step take the place of sums where every member is a CUDA
- *   device). A set's loss and hits are sums too. No best, no halo.
+ * - MLP (src/nn/nn_spread.c): units the rows of a batch; every member
+ *   holds the whole network, so the kind has no step and runs its phases
+ *   through ck__engine_each. The rows are dealt again at the first batch
+ *   (ck__engine_deal, by a probe of the members' gradient passes).
+ *   Gradients are summed through the exchange between two phases, or by
+ *   NCCL inside each member's step where every member is a CUDA device.
+ *   A set's loss and hits are sums too. No best, no halo.
  * - ACO: units ants. The best, of each round, is the iteration-best ant
  *   (length, ant), its item the tour that deposits; ACS's edge counts are sums;
  * the ranking for local search and member 0's partitioning are cross (gather,
@@ -153,7 +155,9 @@ typedef struct ck__engine_kind {
   ck_status (*connect)(void *self, ck__engine *engine);
   /* (member) Its kernels and initial state. */
   ck_status (*set_up)(void *self, size_t i);
-  /* (member) count steps from step `first`, what it last took first. */
+  /* (member) count steps from step `first`, what it last took first.
+   * Optional where nothing crosses: a kind without it runs its phases
+   * through ck__engine_each alone. */
   ck_status (*step)(void *self, size_t i, uint64_t first, uint64_t count);
   /* (member) Reads what it offers into host memory (ck__engine_offer);
    * with offer, required where anything crosses. */
@@ -187,6 +191,13 @@ typedef struct ck__engine_kind {
 ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
                             const ck_spread *spread, uint64_t total,
                             ck__engine **made);
+
+/* Deals `total` units again, by the spread's shares, else by speeds
+ * (this process's members' units a second; NULL: equally): every
+ * member's slice changes, and a member learns its own from
+ * ck__engine_slice. Collective. Errors: ck__spread_deal's. */
+ck_status ck__engine_deal(ck__engine *engine, uint64_t total,
+                          const double *speeds);
 
 /* count steps from step `first`, in rounds (see above). Collective. */
 ck_status ck__engine_step(ck__engine *engine, uint64_t first, uint64_t count);

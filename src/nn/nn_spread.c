@@ -7,8 +7,9 @@
  * their parts are summed over all members, and each member takes the same
  * optimiser step from the sum, so the weights stay the same everywhere.
  *
- * Each phase runs on every member of the process at once, a host thread
- * a member (ck__spread_each). A training step is one phase where every
+ * The member engine (framework/engine.h) makes the members and runs each
+ * phase on every member of the process at once, a host thread a member
+ * (ck__engine_each). A training step is one phase where every
  * member is a CUDA device and NCCL is there: each member's step sums its
  * gradients through its own NCCL communicator, by buckets, and replays as
  * one CUDA graph. Elsewhere the members' steps end in their gradients;
@@ -25,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "framework/spread.h"
+#include "framework/engine.h"
 #include "nn/nn_internal.h"
 
 /* Rows a member that the first deal, before any training, deals; a set
@@ -47,13 +48,13 @@ typedef enum sum_way {
 } sum_way;
 
 struct ck__nn_spread {
-  ck__spread_run run;
-  ck_spread given;         /* the caller's, over the copies below */
-  ck_device *devices;      /* this process's devices, copied */
-  double *shares;          /* the shares, copied, or NULL */
-  ck_nn **members;         /* local ones; the first is the network */
-  size_t count;            /* members over every process */
-  uint64_t *first, *units; /* every member's slice of run.total */
+  ck__engine *engine;     /* the members, their threads and the exchange */
+  ck__exchange *exchange; /* the engine's */
+  const struct make_call *making; /* while the members are made */
+  ck_nn **members;        /* local ones; the first is the network */
+  size_t local, count;    /* members here, and over every process */
+  int owned;              /* the first member is the network's owner's */
+  int shares;             /* the spread gave shares */
   sum_way way;
   int averages; /* NCCL may average the gradients (ncclAvg) */
   ck__nn_buckets buckets;
@@ -68,16 +69,17 @@ struct ck__nn_spread {
  * the deal, scaled. Neighbours' cuts meet, and cover 0 .. total. */
 static void cut(const ck__nn_spread *spread, size_t m, uint32_t total,
                 uint32_t *start, uint32_t *count) {
-  uint64_t dealt = spread->run.total;
-  uint64_t from = spread->first[m] * total / dealt;
-  uint64_t to = (spread->first[m] + spread->units[m]) * total / dealt;
+  uint64_t dealt = ck__engine_run(spread->engine)->total, first, units;
+  ck__engine_slice(spread->engine, m, &first, &units);
+  uint64_t from = first * total / dealt;
+  uint64_t to = (first + units) * total / dealt;
   *start = (uint32_t)from;
   *count = (uint32_t)(to - from);
 }
 
 /* The first member of this process is member `first` of all. */
 static size_t first_member(const ck__nn_spread *spread) {
-  return ck__exchange_first(spread->run.exchange);
+  return ck__exchange_first(spread->exchange);
 }
 
 void ck__nn_spread_cut(const ck_nn *nn, size_t i, uint32_t total,
@@ -107,59 +109,21 @@ static int rows_equal(const ck__nn_spread *spread, uint32_t total) {
 
 ck_status ck__nn_spread_each(ck_nn *nn, ck_status (*fn)(void *, size_t),
                              void *context) {
-  return nn->spread ? ck__spread_each(&nn->spread->run, fn, context)
+  return nn->spread ? ck__engine_each(nn->spread->engine, fn, context)
                     : fn(context, 0);
-}
-
-/* Deals total rows (by shares, else by speeds; NULL: equally), and
- * learns every member's slice. */
-static ck_status deal(ck__nn_spread *spread, uint64_t total,
-                      const double *speeds) {
-  ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  uint64_t local[CK_SPREAD_MAX_LOCAL][2];
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
-  uint64_t *all = calloc(2 * spread->count, sizeof *all);
-  if (!all)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_deal(run, &spread->given, total, 1, speeds));
-  for (size_t i = 0; i < run->local; ++i) {
-    local[i][0] = run->first[i];
-    local[i][1] = run->units[i];
-    pieces[i] = local[i];
-  }
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof local[0], all));
-  uint64_t dealt = 0;
-  for (size_t m = 0; m < spread->count; ++m) {
-    spread->first[m] = all[2 * m];
-    spread->units[m] = all[2 * m + 1];
-    assert(spread->first[m] == dealt && spread->units[m] >= 1);
-    dealt += spread->units[m];
-  }
-  assert(dealt == total);
-fail:
-  free(all);
-  return status;
 }
 
 void ck__nn_spread_destroy(ck__nn_spread *spread) {
   if (!spread)
     return;
   /* No sum in flight when the exchange goes. */
-  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
+  for (size_t i = 0; spread->engine && i < spread->local; ++i)
     if (spread->members[i])
       (void)ck_queue_finish(spread->members[i]->state.queue);
-  /* The first member is the network, which its owner destroys. */
-  for (size_t i = 1; spread->members && i < spread->run.local; ++i)
-    ck_nn_destroy(spread->members[i]);
+  ck__engine_destroy(spread->engine);
   free(spread->members);
-  free(spread->devices);
-  free(spread->shares);
-  free(spread->first);
-  free(spread->units);
   free(spread->gradients);
   free(spread->scratch);
-  ck__spread_end(&spread->run);
   free(spread);
 }
 
@@ -171,17 +135,17 @@ static ck_status make_staging(ck__nn_spread *spread) {
   spread->widest = 0;
   for (int l = 1; l <= state->layers; ++l)
     spread->parameters += (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
-  for (size_t i = 0; i < spread->run.local; ++i) {
+  for (size_t i = 0; i < spread->local; ++i) {
     const nn_state *member = &spread->members[i]->state;
     for (int l = 1; l <= member->layers; ++l) {
       size_t reals = (size_t)member->sizes[l] * member->pitch[l];
       spread->widest = reals > spread->widest ? reals : spread->widest;
     }
   }
-  spread->gradients = calloc((spread->run.local + 1) * spread->parameters,
+  spread->gradients = calloc((spread->local + 1) * spread->parameters,
                              sizeof *spread->gradients);
   spread->scratch =
-      calloc(spread->run.local * spread->widest, sizeof *spread->scratch);
+      calloc(spread->local * spread->widest, sizeof *spread->scratch);
   if (!spread->gradients || !spread->scratch)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY,
                     "out of host memory for the gradients of %zu parameters",
@@ -189,90 +153,86 @@ static ck_status make_staging(ck__nn_spread *spread) {
   return CK_OK;
 }
 
-/* The caller's devices and shares, copied: the spread is read during
- * the call that takes it, and the report names the devices at the end. */
-static ck_status copy_spread(ck__nn_spread *spread, const ck_spread *given) {
-  size_t local = given->device_count;
-  spread->devices = calloc(local, sizeof *spread->devices);
-  spread->members = calloc(local, sizeof *spread->members);
-  spread->first = calloc(spread->count, sizeof *spread->first);
-  spread->units = calloc(spread->count, sizeof *spread->units);
-  if (given->shares)
-    spread->shares = calloc(given->share_count, sizeof *spread->shares);
-  if (!spread->devices || !spread->members || !spread->first ||
-      !spread->units || (given->shares && !spread->shares))
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  memcpy(spread->devices, given->devices, local * sizeof *spread->devices);
-  if (given->shares)
-    memcpy(spread->shares, given->shares,
-           given->share_count * sizeof *spread->shares);
-  spread->given = (ck_spread){.devices = spread->devices,
-                              .device_count = local,
-                              .shares = spread->shares,
-                              .share_count = given->share_count};
-  spread->run.devices = spread->devices;
-  return CK_OK;
-}
-
 /* What the members are made of. */
 typedef struct make_call {
-  ck__nn_spread *spread;
   const ck_nn_config *config;
   const char *model;
   const ck__nn_tuning *tuning;
 } make_call;
 
-static ck_status allocate_member(void *context, size_t i) {
-  const make_call *call = context;
-  ck__nn_spread *spread = call->spread;
-  const ck_device *device = &spread->devices[i];
-  ck_nn **member = &spread->members[i];
+/* A member: the whole network on its device (the engine's allocate). */
+static ck_status allocate(void *self, const ck__engine_member *member,
+                          ck_queue **queue) {
+  ck__nn_spread *spread = self;
+  const make_call *call = spread->making;
+  ck_nn **made = &spread->members[member->index];
   ck_status status =
       call->model
-          ? ck__nn_model_allocate(device, call->model, call->config,
-                                  call->tuning, member)
-          : ck__nn_allocate(device, call->config, 0, call->tuning, member);
+          ? ck__nn_model_allocate(member->device, call->model, call->config,
+                                  call->tuning, made)
+          : ck__nn_allocate(member->device, call->config, 0, call->tuning,
+                            made);
   if (status == CK_OK)
-    spread->run.queues[i] = (*member)->state.queue;
+    *queue = (*made)->state.queue;
   return status;
 }
 
-static ck_status set_up_member(void *context, size_t i) {
-  const make_call *call = context;
-  return ck__nn_set_up(call->spread->members[i], !call->model);
+static ck_status set_up(void *self, size_t i) {
+  ck__nn_spread *spread = self;
+  return ck__nn_set_up(spread->members[i], !spread->making->model);
 }
+
+/* The first member, once made, is the network, which its owner
+ * destroys. */
+static void teardown(void *self, size_t i) {
+  ck__nn_spread *spread = self;
+  if (i > 0 || !spread->owned)
+    ck_nn_destroy(spread->members[i]);
+  spread->members[i] = NULL;
+}
+
+/* The MLP's members for the engine: every member holds the whole
+ * network; rows are dealt at the first batch (ck__nn_spread_prepare). */
+static const ck__engine_kind nn_kind = {.unit_name = "samples",
+                                        .granule = 1,
+                                        .allocate = allocate,
+                                        .set_up = set_up,
+                                        .teardown = teardown};
 
 ck_status ck__nn_spread_create(const ck_spread *given,
                                const ck_nn_config *config, const char *model,
                                const ck__nn_tuning *tuning, ck_nn **made) {
   ck_status status = CK_OK;
-  ck_nn *network = NULL;
   ck__nn_spread *spread = calloc(1, sizeof *spread);
   *made = NULL;
   if (!spread)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_begin(given, "samples", &spread->run));
-  ck__spread_run *run = &spread->run;
-  spread->count = ck__exchange_members(run->exchange);
-  CK_TRY(copy_spread(spread, given));
+  make_call call = {config, model, tuning};
+  spread->making = &call;
+  spread->shares = given->shares != NULL;
+  spread->members = calloc(given->device_count, sizeof *spread->members);
+  if (!spread->members)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   /* A network too large for its device is known before any member draws
    * its weights and builds its kernels, which can take many seconds. */
-  make_call call = {spread, config, model, tuning};
-  CK_TRY(ck__spread_each(run, allocate_member, &call));
-  CK_TRY(ck__spread_each(run, set_up_member, &call));
-  CK_TRY(make_staging(spread));
-  CK_TRY(deal(spread, (uint64_t)spread->count * FIRST_DEAL_ROWS, NULL));
-  network = spread->members[0];
+  CK_TRY(ck__engine_create(&nn_kind, spread, given, FIRST_DEAL_ROWS,
+                           &spread->engine));
+  spread->making = NULL;
+  spread->exchange = ck__engine_run(spread->engine)->exchange;
+  spread->local = ck__engine_local(spread->engine);
+  spread->count = ck__engine_members(spread->engine);
+  CK_TRY(ck__engine_agree(spread->engine, make_staging(spread)));
+  /* Equal parts until the first batch deals them. */
+  CK_TRY(ck__engine_deal(spread->engine,
+                         (uint64_t)spread->count * FIRST_DEAL_ROWS, NULL));
+  ck_nn *network = spread->members[0];
   network->spread = spread;
   network->members = spread->members;
-  network->local = run->local;
+  network->local = spread->local;
+  spread->owned = 1;
   *made = network;
   return CK_OK;
 fail:
-  if (spread->members) {
-    ck_nn_destroy(spread->members[0]);
-    spread->members[0] = NULL;
-  }
   ck__nn_spread_destroy(spread);
   return status;
 }
@@ -339,12 +299,12 @@ static ck_status probe_member(void *context, size_t i) {
 /* Each device's rows a second: the speeds rows are dealt by. The probe's
  * time is not the members' compute. */
 static ck_status probe(ck__nn_spread *spread, uint32_t batch, double *speeds) {
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = ck__engine_run(spread->engine);
   double kept[CK_SPREAD_MAX_LOCAL];
   uint32_t rows = batch / (uint32_t)spread->count;
   probe_call call = {spread, rows < 1 ? 1 : rows, batch, speeds};
   memcpy(kept, run->compute_s, run->local * sizeof *kept);
-  ck_status status = ck__spread_each(run, probe_member, &call);
+  ck_status status = ck__engine_each(spread->engine, probe_member, &call);
   memcpy(run->compute_s, kept, run->local * sizeof *kept);
   return status;
 }
@@ -379,7 +339,7 @@ static void make_buckets(ck__nn_spread *spread) {
 static ck_status join_exchange(void *context, size_t i) {
   ck__nn_spread *spread = context;
   nn_state *state = &spread->members[i]->state;
-  state->exchange = spread->run.exchange;
+  state->exchange = spread->exchange;
   state->member = i;
   return CK_OK;
 }
@@ -389,13 +349,14 @@ ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
   ck__nn_spread *spread = nn->spread;
   if (!spread)
     return CK_OK;
-  ck__spread_run *run = &spread->run;
-  CK_TRY(ck__spread_each(run, make_gradients, spread));
+  ck__spread_run *run = ck__engine_run(spread->engine);
+  CK_TRY(ck__engine_each(spread->engine, make_gradients, spread));
   double speeds[CK_SPREAD_MAX_LOCAL] = {0}; /* filled by probe */
   int measure = !spread->shares && spread->count > 1;
   if (measure)
     CK_TRY(probe(spread, batch, speeds));
-  if ((status = deal(spread, batch, measure ? speeds : NULL)))
+  if ((status = ck__engine_deal(spread->engine, batch,
+                                measure ? speeds : NULL)))
     CK_FAIL_PREFIX(status, "batch: ");
   /* Whether gradients are summed device to device, and NCCL's setup
    * (near a second across processes), before the clocks start. One
@@ -410,7 +371,7 @@ ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
                                           : SUM_MEMBERS;
   make_buckets(spread);
   if (spread->way == SUM_MEMBERS)
-    CK_TRY(ck__spread_each(run, join_exchange, spread));
+    CK_TRY(ck__engine_each(spread->engine, join_exchange, spread));
 fail:
   return status;
 }
@@ -482,8 +443,7 @@ static ck_status apply_member(void *context, size_t i) {
   ck__nn_spread *spread = call->nn->spread;
   ck_nn *member = spread->members[i];
   nn_state *state = &member->state;
-  const double *sum =
-      spread->gradients + spread->run.local * spread->parameters;
+  const double *sum = spread->gradients + spread->local * spread->parameters;
   double *scratch = spread->scratch + i * spread->widest;
   for (int l = 1; l <= state->layers; ++l) {
     size_t reals = (size_t)state->sizes[l] * (state->sizes[l - 1] + 1);
@@ -502,7 +462,7 @@ fail:
  * layer by layer from the output down, as the members' own sums go. */
 static ck_status sum_grouped(ck__nn_spread *spread, int average) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = ck__engine_run(spread->engine);
   ck_buffer *buffers[CK_SPREAD_MAX_LOCAL];
   const nn_state *first = &spread->members[0]->state;
   for (int l = first->layers; l >= 1; --l) {
@@ -560,7 +520,7 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
   CK_TRY(ck__nn_spread_each(nn, batch_member, &call));
   if (!spread || spread->way == SUM_NONE || spread->way == SUM_MEMBERS)
     return CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = ck__engine_run(spread->engine);
   if (spread->way == SUM_GROUPED) {
     CK_TRY(sum_grouped(spread, call.average));
   } else {
@@ -571,7 +531,7 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                             spread->gradients + run->local * spread->parameters,
                             spread->parameters));
   }
-  CK_TRY(ck__spread_each(run, apply_member, &call));
+  CK_TRY(ck__engine_each(spread->engine, apply_member, &call));
 fail:
   return status;
 }
@@ -624,10 +584,10 @@ static ck_status results(ck_nn *nn, results_call *call, double *loss,
   CK_TRY(ck__nn_spread_each(nn, results_member, call));
   double total[2] = {call->sums[0][0], call->sums[0][1]};
   const double *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; spread && i < spread->run.local; ++i)
+  for (size_t i = 0; spread && i < spread->local; ++i)
     pieces[i] = call->sums[i];
   if (spread && call->reduce)
-    CK_TRY(ck__exchange_sum(spread->run.exchange, pieces, total, 2));
+    CK_TRY(ck__exchange_sum(spread->exchange, pieces, total, 2));
   if (loss)
     *loss = total[0];
   if (hits)
@@ -636,12 +596,12 @@ static ck_status results(ck_nn *nn, results_call *call, double *loss,
   uint32_t rows = nn->state.sets[call->which].rows;
   for (size_t m = 0;
        call->predicted && spread &&
-       ck__exchange_ranks(spread->run.exchange) > 1 && m < spread->count;
+       ck__exchange_ranks(spread->exchange) > 1 && m < spread->count;
        ++m) {
     uint32_t start, count;
     cut(spread, m, rows, &start, &count);
     if (count)
-      CK_TRY(ck__exchange_broadcast(spread->run.exchange, m,
+      CK_TRY(ck__exchange_broadcast(spread->exchange, m,
                                     call->predicted + start,
                                     count * sizeof *call->predicted));
   }
@@ -661,9 +621,9 @@ ck_status ck__nn_spread_forward(ck_nn *nn, ck_nn_set which, double *loss,
 }
 
 ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result) {
-  return ck__spread_report_queues(&nn->spread->run, result);
+  return ck__engine_report(nn->spread->engine, result);
 }
 
 int ck__nn_spread_rank(const ck_nn *nn) {
-  return nn && nn->spread ? ck__exchange_rank(nn->spread->run.exchange) : 0;
+  return nn && nn->spread ? ck__engine_rank(nn->spread->engine) : 0;
 }
