@@ -1716,6 +1716,37 @@ The tree before, in the same call:
 """ + "\n".join(rows)
 
 
+def h200x4_mlp_engine():
+    run = "h200x4-2026-11-28-mlp-engine"
+    tables = {}
+    for name in ("mlp_scaling.md", "base.md"):
+        text = read(run, name).splitlines()
+        tables[name] = ([line[2:] for line in text if line.startswith("# ")],
+                        [line for line in text if line.startswith("|")])
+    heading, after = tables["mlp_scaling.md"]
+    _, before = tables["base.md"]
+    return f"""### The MLP on the member engine
+
+The MLP's weak scaling over one, two and four GPUs, before and after its
+members moved onto the member engine, built and run in the same call
+(PyTorch left out). Each figure is the median of three runs after an
+untimed one. A small network trained three epochs alone, over two GPUs
+(threads, in turn) and over two MPI ranks ends at the same test loss in
+both trees (`run.txt`).
+
+{source([(run, "mlp_scaling.md"), (run, "base.md"), (run, "run.txt")],
+        H200X4, "2026-11-28",
+        "`bench/mlp_scaling.py BUILD OUT --gpus 4 --epochs 10 --repeat 3`")}
+
+`{heading[0]}`
+
+""" + "\n".join(after) + """
+
+The tree before, in the same call:
+
+""" + "\n".join(before)
+
+
 def h100x2_pso_aco():
     run = "h100x2-2026-11-27-pso-aco"
     body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
@@ -1752,7 +1783,7 @@ SECTIONS = [
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step]),
-    ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine]),
+    ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
                                 epyc_session, epyc_fuzz, epyc_peak]),
