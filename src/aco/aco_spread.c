@@ -23,9 +23,10 @@
  * its slice of the ants; the best tour of all is the run's, and every K
  * iterations each colony whose best is longer adopts it and deposits it.
  *
- * Members' device work runs in phases, on every local member at once
- * (ck__spread_each); what crosses between members crosses on the calling
- * thread, between phases.
+ * The member engine (framework/engine.h) makes the members. Their device
+ * work runs in phases, on every local member at once (ck__engine_each);
+ * what crosses between members crosses on the calling thread, between
+ * phases.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@
 
 #include "aco/aco_internal.h"
 #include "ck_aco.h"
-#include "framework/spread.h"
+#include "framework/engine.h"
 
 /* An ant of the whole colony, as ranking for local search orders them. */
 typedef struct ranked_ant {
@@ -55,8 +56,16 @@ typedef struct phase_args {
   int64_t *gain;
 } phase_args;
 
+/* What the members are made of, while they are made. */
+typedef struct making {
+  const ck_tsp_instance *instance;
+  ck_aco_config config, trial; /* the members', and a probe's */
+} making;
+
 struct ck__aco_spread {
-  ck__spread_run run;
+  ck__engine *engine; /* the members, their threads and the exchange */
+  ck__spread_run *run; /* the engine's */
+  const making *making;
   ck_aco **members; /* this process's */
   uint32_t n, ants; /* cities; ants in the whole colony */
   uint32_t every;   /* spread_colonies: 0 for one colony */
@@ -99,28 +108,24 @@ static const ck__aco_steps *steps_of(const ck__aco_spread *spread, size_t i) {
   return ck__aco_steps_of(spread->members[i]);
 }
 
-static ck_status agree(ck__aco_spread *spread, const ck_status *statuses) {
-  return ck__exchange_agree(spread->run.exchange, statuses);
-}
-
-/* A phase of every local member at once (ck__spread_each: a host thread
+/* A phase of every local member at once (ck__engine_each: a host thread
  * a member), then the statuses agreed (collective). A phase's context is
  * the spread; it touches its own member alone, and reads spread->arg. */
 static ck_status each(ck__aco_spread *spread,
                       ck_status (*phase)(void *spread, size_t i)) {
-  return ck__spread_each(&spread->run, phase, spread);
+  return ck__engine_each(spread->engine, phase, spread);
 }
 
 /* Whether local member i is the colony's member 0, which holds ant 0 and
  * partitions. */
 static int holds_first(const ck__aco_spread *spread, size_t i) {
-  return i == 0 && ck__exchange_first(spread->run.exchange) == 0;
+  return i == 0 && ck__exchange_first(spread->run->exchange) == 0;
 }
 
 /* The member that holds ant `ant` of the colony. */
 static size_t member_of(const ck__aco_spread *spread, uint32_t ant) {
   size_t member = 0;
-  size_t members = ck__exchange_members(spread->run.exchange);
+  size_t members = ck__exchange_members(spread->run->exchange);
   while (member + 1 < members && spread->firsts[member + 1] <= ant)
     ++member;
   return member;
@@ -128,19 +133,11 @@ static size_t member_of(const ck__aco_spread *spread, uint32_t ant) {
 
 /* ---- creation ------------------------------------------------------------ */
 
-/* What a phase of the creation takes. */
-typedef struct create_call {
-  ck__aco_spread *spread;
-  const ck_tsp_instance *instance;
-  ck_aco_config config; /* the probe's, or the members' */
-  double speeds[CK_SPREAD_MAX_LOCAL];
-} create_call;
-
 /* The method every member runs: auto chooses focused where each member's
  * device alone would, else classic. */
 static ck_status choose_method(ck__aco_spread *spread, ck_aco_config *config) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = spread->run;
   double classic[CK_SPREAD_MAX_LOCAL], sum = 0;
   const double *pieces[CK_SPREAD_MAX_LOCAL];
   if (config->method != CK_ACO_METHOD_AUTO)
@@ -161,7 +158,7 @@ fail:
 static ck_status count_ants(ck__aco_spread *spread, const ck_aco_config *config,
                             uint64_t *total) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = spread->run;
   double mine[CK_SPREAD_MAX_LOCAL], sum = 0;
   const double *pieces[CK_SPREAD_MAX_LOCAL];
   *total = config->ants;
@@ -204,86 +201,79 @@ static ck_status probe_step(void *context, uint64_t count) {
 
 /* A member's ant-iterations a second, on a colony of its equal share
  * after a first iteration: the speeds the ants are dealt by. */
-static ck_status probe_member(void *context, size_t i) {
-  create_call *call = context;
+static ck_status probe(void *self, const ck__engine_member *trial,
+                       double *per_second) {
+  const ck__aco_spread *spread = self;
+  ck_aco_config config = spread->making->trial;
+  config.ants = (uint32_t)trial->units;
   ck_aco *aco = NULL;
-  double per_second = 0;
+  double iterations = 0;
   ck_status status = ck__aco_create_slice(
-      &call->spread->run.devices[i], call->instance, &call->config, 0, &aco);
+      trial->device, spread->making->instance, &config, 0, &aco);
   if (status == CK_OK)
-    status = ck__spread_time(probe_step, aco, PROBE_ITERATIONS, &per_second);
-  call->speeds[i] = per_second * (double)call->config.ants;
+    status = ck__spread_time(probe_step, aco, PROBE_ITERATIONS, &iterations);
+  *per_second = iterations * (double)trial->units;
   ck_aco_destroy(aco);
-  return status;
-}
-
-static ck_status probe(ck__aco_spread *spread, const ck_aco_config *config,
-                       uint64_t total, create_call *call) {
-  ck__spread_run *run = &spread->run;
-  size_t members = ck__exchange_members(run->exchange);
-  call->config = member_config(config);
-  call->config.ants = (uint32_t)(total / members > 0 ? total / members : 1);
-  ck_status status = ck__spread_each(run, probe_member, call);
-  /* The members' compute times start with their colonies. */
-  memset(run->compute_s, 0, run->local * sizeof *run->compute_s);
   return status;
 }
 
 /* A member's slice: its settings, the memory check, its queue and the
  * graph and colony on its device. */
-static ck_status allocate_member(void *context, size_t i) {
-  create_call *call = context;
-  ck__aco_spread *spread = call->spread;
-  ck__spread_run *run = &spread->run;
-  ck_aco_config slice = call->config;
-  slice.ants = (uint32_t)run->units[i];
+static ck_status allocate(void *self, const ck__engine_member *member,
+                          ck_queue **queue) {
+  ck__aco_spread *spread = self;
+  ck_aco_config slice = spread->making->config;
+  slice.ants = (uint32_t)member->units;
+  ck_aco **made = &spread->members[member->index];
   ck_status status =
-      ck__aco_slice_allocate(&run->devices[i], call->instance, &slice,
-                             (uint32_t)run->first[i], &spread->members[i]);
+      ck__aco_slice_allocate(member->device, spread->making->instance, &slice,
+                             (uint32_t)member->first, made);
   if (status == CK_OK)
-    run->queues[i] = state_of(spread, i)->queue;
+    *queue = ck__aco_state(*made)->queue;
   return status;
 }
 
 /* A member's kernels and first pheromone. */
-static ck_status set_up_member(void *context, size_t i) {
-  create_call *call = context;
-  return ck__aco_slice_set_up(call->spread->members[i]);
+static ck_status set_up(void *self, size_t i) {
+  return ck__aco_slice_set_up(((ck__aco_spread *)self)->members[i]);
 }
 
-/* Every member's first ant, from the slices all processes were dealt. */
+static void teardown(void *self, size_t i) {
+  ck__aco_spread *spread = self;
+  ck_aco_destroy(spread->members[i]);
+  spread->members[i] = NULL;
+}
+
+/* The ACO's members for the engine: each holds a slice of the ants, and
+ * its phases go through ck__engine_each. */
+static const ck__engine_kind aco_kind = {.unit_name = "ants",
+                                         .granule = 1,
+                                         .probe = probe,
+                                         .allocate = allocate,
+                                         .set_up = set_up,
+                                         .teardown = teardown};
+
+/* Every member's first ant, and the widest slice. */
 static ck_status learn_slices(ck__aco_spread *spread) {
-  ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
-  size_t members = ck__exchange_members(run->exchange);
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
-  uint64_t *units = calloc(members, sizeof *units);
+  size_t members = ck__engine_members(spread->engine);
   spread->firsts = calloc(members + 1, sizeof *spread->firsts);
-  if (!units || !spread->firsts)
-    status = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(agree(spread, (ck_status[CK_SPREAD_MAX_LOCAL]){status}));
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = &run->units[i];
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof *units, units));
+  if (!spread->firsts)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   for (size_t m = 0; m < members; ++m) {
-    assert(units[m] > 0);
-    spread->firsts[m + 1] = spread->firsts[m] + units[m];
-    if (units[m] > spread->widest)
-      spread->widest = (uint32_t)units[m];
+    uint64_t first = 0, units = 0;
+    ck__engine_slice(spread->engine, m, &first, &units);
+    assert(first == spread->firsts[m] && units > 0);
+    spread->firsts[m + 1] = first + units;
+    if (units > spread->widest)
+      spread->widest = (uint32_t)units;
   }
-  /* Each local member's slice is where the gathered ones put it. */
-  for (size_t i = 0; i < run->local; ++i)
-    assert(spread->firsts[ck__exchange_first(run->exchange) + i] ==
-           run->first[i]);
-fail:
-  free(units);
-  return status;
+  return CK_OK;
 }
 
 /* The host's room for what crosses members each iteration. */
-static ck_status allocate(ck__aco_spread *spread) {
-  size_t members = ck__exchange_members(spread->run.exchange);
-  size_t local = spread->run.local, entries = spread->entries;
+static ck_status allocate_room(ck__aco_spread *spread) {
+  size_t members = ck__engine_members(spread->engine);
+  size_t local = spread->run->local, entries = spread->entries;
   size_t widest = spread->widest;
   spread->tour = malloc((size_t)spread->n * sizeof *spread->tour);
   int fine = spread->tour != NULL;
@@ -303,9 +293,7 @@ static ck_status allocate(ck__aco_spread *spread) {
     spread->counts = malloc((local + 1) * entries * sizeof *spread->counts);
     fine = fine && spread->uses && spread->counts;
   }
-  ck_status status =
-      fine ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  return agree(spread, (ck_status[CK_SPREAD_MAX_LOCAL]){status});
+  return fine ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 }
 
 /* One focused colony adapts its bound over all members: the members'
@@ -315,8 +303,29 @@ static void share_bound(ck__aco_spread *spread) {
   spread->bound = state->focus_bound;
   spread->adaptive = !spread->every && state->method == CK_ACO_FOCUSED &&
                      state->focus_adaptive;
-  for (size_t i = 0; spread->adaptive && i < spread->run.local; ++i)
+  for (size_t i = 0; spread->adaptive && i < spread->run->local; ++i)
     state_of(spread, i)->focus_adaptive = 0;
+}
+
+/* The members' settings, from the method and ants they agree on. */
+static ck_status settle_config(ck__aco_spread *spread,
+                               const ck_aco_config *config, making *make,
+                               uint64_t *total) {
+  ck_status status = CK_OK;
+  ck_aco_config chosen = *config;
+  CK_TRY(choose_method(spread, &chosen));
+  CK_TRY(count_ants(spread, &chosen, total));
+  spread->ants = (uint32_t)*total;
+  make->config = make->trial = member_config(&chosen);
+  /* One colony ranks its ants for local search over all members. */
+  int ranked = config->local_search != CK_ACO_LS_NONE &&
+               config->local_search_ants && config->local_search_ants < *total;
+  if (!spread->every && ranked) {
+    spread->search_ants = config->local_search_ants;
+    make->config.local_search_ants = 0;
+  }
+fail:
+  return status;
 }
 
 ck_status ck__aco_spread_create(const ck_spread *given,
@@ -328,47 +337,30 @@ ck_status ck__aco_spread_create(const ck_spread *given,
   ck__aco_spread *spread = calloc(1, sizeof *spread);
   if (!spread)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_begin(given, "ants", &spread->run));
-  ck__spread_run *run = &spread->run;
   spread->n = instance->cities;
   spread->every = config->spread_colonies;
   spread->tour_ant = CK__ACO_BEST;
-  spread->members = calloc(run->local, sizeof *spread->members);
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {0};
+  spread->members = calloc(given->device_count, sizeof *spread->members);
   if (!spread->members)
-    statuses[0] = ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(agree(spread, statuses));
-  ck_aco_config chosen = *config;
-  CK_TRY(choose_method(spread, &chosen));
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(ck__engine_open(&aco_kind, spread, given, &spread->engine));
+  spread->run = ck__engine_run(spread->engine);
+  making make = {.instance = instance};
   uint64_t total = 0;
-  CK_TRY(count_ants(spread, &chosen, &total));
-  create_call call = {.spread = spread, .instance = instance};
-  /* Too few ants to deal: refused by the deal, unprobed. */
-  size_t members = ck__exchange_members(run->exchange);
-  int measure = !given->shares && members > 1 && total >= members;
-  if (measure)
-    CK_TRY(probe(spread, &chosen, total, &call));
-  CK_TRY(ck__spread_deal(run, given, total, 1, measure ? call.speeds : NULL));
-  spread->ants = (uint32_t)total;
-  call.config = member_config(&chosen);
-  /* One colony ranks its ants for local search over all members. */
-  int ranked = config->local_search != CK_ACO_LS_NONE &&
-               config->local_search_ants && config->local_search_ants < total;
-  if (!spread->every && ranked) {
-    spread->search_ants = config->local_search_ants;
-    call.config.local_search_ants = 0;
-  }
+  CK_TRY(settle_config(spread, config, &make, &total));
   /* Ants too many for their device are known before any member builds
    * its kernels, which can take many seconds. */
-  CK_TRY(ck__spread_each(run, allocate_member, &call));
-  CK_TRY(ck__spread_each(run, set_up_member, &call));
+  spread->making = &make;
+  status = ck__engine_populate(spread->engine, total);
+  spread->making = NULL;
+  CK_TRY(status);
   const aco_state *state = state_of(spread, 0);
   spread->entries = state->n * state->k;
   spread->local_search = state->local_search;
   spread->acs = state->algorithm == CK_ACO_ACS && !spread->every;
   share_bound(spread);
-  CK_TRY(learn_slices(spread));
-  CK_TRY(allocate(spread));
+  CK_TRY(ck__engine_agree(spread->engine, learn_slices(spread)));
+  CK_TRY(ck__engine_agree(spread->engine, allocate_room(spread)));
   *made = spread;
   return CK_OK;
 fail:
@@ -403,7 +395,7 @@ static ck_status read_lengths(void *context, size_t i) {
   ck__aco_spread *spread = context;
   aco_state *state = state_of(spread, i);
   int64_t *mine = spread->local_lengths + i * spread->widest;
-  uint32_t units = (uint32_t)spread->run.units[i];
+  uint32_t units = (uint32_t)spread->run->units[i];
   for (uint32_t a = units; a < spread->widest; ++a)
     mine[a] = INT64_MAX;
   return ck_buffer_read(state->queue, state->lengths, 0, units * sizeof *mine,
@@ -416,8 +408,8 @@ static ck_status search_listed(void *context, size_t i) {
   ck__aco_spread *spread = context;
   const int64_t *mine = spread->local_lengths + i * spread->widest;
   uint32_t *listed = spread->listed + i * spread->widest, count = 0;
-  for (uint32_t a = 0; a < spread->run.units[i]; ++a) {
-    ranked_ant key = {mine[a], spread->run.first[i] + a};
+  for (uint32_t a = 0; a < spread->run->units[i]; ++a) {
+    ranked_ant key = {mine[a], spread->run->first[i] + a};
     if (by_length_then_ant(&key, &spread->last) <= 0)
       listed[count++] = a;
   }
@@ -431,7 +423,7 @@ static ck_status search_listed(void *context, size_t i) {
  * each member improves those of its ants that rank. */
 static ck_status search_best(ck__aco_spread *spread) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = spread->run;
   size_t members = ck__exchange_members(run->exchange);
   uint32_t widest = spread->widest;
   const void *pieces[CK_SPREAD_MAX_LOCAL];
@@ -470,9 +462,9 @@ static ck_status adapt_bound(ck__aco_spread *spread) {
   const double *pieces[CK_SPREAD_MAX_LOCAL];
   double improved = 0;
   CK_TRY(each(spread, count_improved));
-  for (size_t i = 0; i < spread->run.local; ++i)
+  for (size_t i = 0; i < spread->run->local; ++i)
     pieces[i] = &spread->values[i];
-  CK_TRY(ck__exchange_sum(spread->run.exchange, pieces, &improved, 1));
+  CK_TRY(ck__exchange_sum(spread->run->exchange, pieces, &improved, 1));
   spread->bound = ck_aco_focus_bound(spread->bound, (uint32_t)improved,
                                      spread->ants, spread->n);
 fail:
@@ -514,7 +506,7 @@ static ck_status best_member(void *context, size_t i) {
       steps_of(spread, i)->iteration_best(state_of(spread, i), &mine, &at);
   /* Lengths are whole numbers far below 2^53: exact as doubles. */
   spread->values[i] = (double)mine;
-  spread->indices[i] = spread->run.first[i] + at;
+  spread->indices[i] = spread->run->first[i] + at;
   return status;
 }
 
@@ -525,7 +517,7 @@ ck_status ck__aco_spread_iteration_best(ck__aco_spread *spread, int64_t *length,
   double best = 0;
   uint64_t index = 0;
   size_t holder = 0;
-  CK_TRY(ck__exchange_min(spread->run.exchange, spread->values, spread->indices,
+  CK_TRY(ck__exchange_min(spread->run->exchange, spread->values, spread->indices,
                           &best, &index, &holder));
   *length = (int64_t)best;
   *ant = (uint32_t)index;
@@ -538,11 +530,11 @@ static ck_status fetch_member(void *context, size_t i) {
   ck__aco_spread *spread = context;
   aco_state *state = state_of(spread, i);
   size_t bytes = (size_t)spread->n * sizeof *spread->tour;
-  uint32_t slot = (uint32_t)(spread->arg.ant - spread->run.first[i]);
+  uint32_t slot = (uint32_t)(spread->arg.ant - spread->run->first[i]);
   if (i != spread->arg.holder)
     return CK_OK;
-  assert(spread->arg.ant >= spread->run.first[i] &&
-         slot < spread->run.units[i]);
+  assert(spread->arg.ant >= spread->run->first[i] &&
+         slot < spread->run->units[i]);
   return ck_buffer_read(state->queue, state->tours, (size_t)slot * bytes, bytes,
                         spread->tour, CK_BLOCKING, NULL);
 }
@@ -554,14 +546,14 @@ static ck_status fetch(ck__aco_spread *spread, uint32_t ant) {
   if (spread->tour_ant == ant)
     return CK_OK;
   size_t holder = member_of(spread, ant);
-  size_t first = ck__exchange_first(spread->run.exchange);
+  size_t first = ck__exchange_first(spread->run->exchange);
   spread->arg.ant = ant;
   /* None local: run.local. */
-  spread->arg.holder = holder >= first && holder < first + spread->run.local
+  spread->arg.holder = holder >= first && holder < first + spread->run->local
                            ? holder - first
-                           : spread->run.local;
+                           : spread->run->local;
   CK_TRY(each(spread, fetch_member));
-  CK_TRY(ck__exchange_broadcast(spread->run.exchange, holder, spread->tour,
+  CK_TRY(ck__exchange_broadcast(spread->run->exchange, holder, spread->tour,
                                 (size_t)spread->n * sizeof *spread->tour));
   spread->tour_ant = ant;
 fail:
@@ -597,7 +589,7 @@ ck_status ck__aco_spread_keep_best(ck__aco_spread *spread, uint32_t ant,
     return status;
   memcpy(tour, spread->tour, (size_t)spread->n * sizeof *tour);
   return write_all(spread, offsetof(aco_state, best_tour), tour,
-                   spread->run.local);
+                   spread->run->local);
 }
 
 ck_status ck__aco_spread_seed(ck__aco_spread *spread, const uint32_t *positions,
@@ -605,10 +597,10 @@ ck_status ck__aco_spread_seed(ck__aco_spread *spread, const uint32_t *positions,
   /* Colonies keep their own best tours. */
   if (spread->every)
     return CK_OK;
-  for (size_t i = 0; i < spread->run.local; ++i)
+  for (size_t i = 0; i < spread->run->local; ++i)
     state_of(spread, i)->seeded = seeded;
   return write_all(spread, offsetof(aco_state, best_positions), positions,
-                   spread->run.local);
+                   spread->run->local);
 }
 
 static ck_status partition_member(void *context, size_t i) {
@@ -629,7 +621,7 @@ ck_status ck__aco_spread_partition(ck__aco_spread *spread, uint32_t size,
                                    uint32_t kicks, uint32_t *tour,
                                    int64_t *gain) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = spread->run;
   *gain = 0;
   spread->arg = (phase_args){.size = size,
                              .offset = offset,
@@ -667,7 +659,7 @@ static ck_status deposit_member(void *context, size_t i) {
   ck__aco_spread *spread = context;
   ck_status status = CK_OK;
   aco_state *state = state_of(spread, i);
-  const ck__spread_run *run = &spread->run;
+  const ck__spread_run *run = spread->run;
   uint32_t ant = spread->arg.ant, slot = ant;
   if (ant != CK__ACO_BEST && ant >= run->first[i] &&
       ant - run->first[i] < run->units[i]) {
@@ -721,7 +713,7 @@ static ck_status write_uses(void *context, size_t i) {
   size_t entries = spread->entries;
   return ck_buffer_write(
       state->queue, state->uses, 0, entries * sizeof *spread->counts,
-      spread->counts + spread->run.local * entries, CK_BLOCKING, NULL);
+      spread->counts + spread->run->local * entries, CK_BLOCKING, NULL);
 }
 
 /* ACS: every member's counts of the ants' edges, summed, to all, so that
@@ -729,7 +721,7 @@ static ck_status write_uses(void *context, size_t i) {
  * numbers below 2^53 are exact in any order. */
 static ck_status sum_uses(ck__aco_spread *spread) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = spread->run;
   size_t entries = spread->entries;
   const double *pieces[CK_SPREAD_MAX_LOCAL];
   CK_TRY(each(spread, read_uses));
@@ -785,7 +777,7 @@ static ck_status colony_member(void *context, size_t i) {
   if (status == CK_OK)
     status = ck__aco_iterate_end(aco);
   spread->values[i] = (double)ck__aco_best_length(aco);
-  spread->indices[i] = ck__exchange_first(spread->run.exchange) + i;
+  spread->indices[i] = ck__exchange_first(spread->run->exchange) + i;
   return status;
 }
 
@@ -801,7 +793,7 @@ ck_status ck__aco_spread_colonies_step(ck__aco_spread *spread,
                                        int64_t best_length, uint32_t *best_tour,
                                        int *improved) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &spread->run;
+  ck__spread_run *run = spread->run;
   *improved = 0;
   CK_TRY(each(spread, colony_member));
   /* The least best of all colonies, ties to the lowest member. */
@@ -847,11 +839,11 @@ ck_status ck__aco_spread_restarts(ck__aco_spread *spread, uint64_t *restarts) {
   const double *pieces[CK_SPREAD_MAX_LOCAL];
   if (!spread->every)
     return CK_OK;
-  for (size_t i = 0; i < spread->run.local; ++i) {
+  for (size_t i = 0; i < spread->run->local; ++i) {
     mine[i] = (double)ck__aco_restarts(spread->members[i]);
     pieces[i] = &mine[i];
   }
-  CK_TRY(ck__exchange_sum(spread->run.exchange, pieces, &sum, 1));
+  CK_TRY(ck__exchange_sum(spread->run->exchange, pieces, &sum, 1));
   *restarts = (uint64_t)sum;
 fail:
   return status;
@@ -861,26 +853,25 @@ fail:
 
 ck_status ck__aco_spread_latest(ck__aco_spread *spread, double elapsed,
                                 double *latest) {
-  return ck__spread_largest(&spread->run, &elapsed, latest, 1);
+  return ck__spread_largest(spread->run, &elapsed, latest, 1);
 }
 
 double ck__aco_spread_kernel_seconds(ck__aco_spread *spread) {
-  return ck__spread_kernel_seconds(&spread->run);
+  return ck__spread_kernel_seconds(spread->run);
 }
 
 ck_status ck__aco_spread_report(ck__aco_spread *spread, ck_result *result) {
-  return ck__spread_report_queues(&spread->run, result);
+  return ck__engine_report(spread->engine, result);
 }
 
 int ck__aco_spread_rank(const ck__aco_spread *spread) {
-  return spread ? ck__exchange_rank(spread->run.exchange) : 0;
+  return spread ? ck__engine_rank(spread->engine) : 0;
 }
 
 void ck__aco_spread_destroy(ck__aco_spread *spread) {
   if (!spread)
     return;
-  for (size_t i = 0; spread->members && i < spread->run.local; ++i)
-    ck_aco_destroy(spread->members[i]);
+  ck__engine_destroy(spread->engine);
   free(spread->members);
   free(spread->firsts);
   free(spread->tour);
@@ -890,6 +881,5 @@ void ck__aco_spread_destroy(ck__aco_spread *spread) {
   free(spread->listed);
   free(spread->uses);
   free(spread->counts);
-  ck__spread_end(&spread->run);
   free(spread);
 }

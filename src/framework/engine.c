@@ -479,9 +479,8 @@ fail:
   return status;
 }
 
-/* The exchange, the room, the probe and the deal, before any member. */
-static ck_status begin(ck__engine *engine, const ck_spread *spread,
-                       uint64_t total) {
+/* The exchange and this process's members, before any unit is dealt. */
+static ck_status open_members(ck__engine *engine, const ck_spread *spread) {
   ck_status status = CK_OK;
   CK_TRY((engine->kind.shares_devices ? ck__spread_begin_shared
                                        : ck__spread_begin)(
@@ -496,8 +495,18 @@ static ck_status begin(ck__engine *engine, const ck_spread *spread,
   status = copy_spread(engine, spread);
   CK_TRY(ck__engine_agree(engine, status ? status : make_room(engine)));
   run->devices = engine->devices;
+fail:
+  return status;
+}
+
+/* The probe (several members without shares, units enough for one
+ * each), the deal, and the halos' room. */
+static ck_status deal_first(ck__engine *engine, uint64_t total) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = &engine->run;
   probe_call *call = NULL;
-  if (!spread->shares && !engine->alone && engine->kind.probe) {
+  if (!engine->spread.shares && !engine->alone && engine->kind.probe &&
+      total >= engine->members) {
     call = calloc(1, sizeof *call);
     CK_TRY(ck__engine_agree(
         engine,
@@ -508,6 +517,7 @@ static ck_status begin(ck__engine *engine, const ck_spread *spread,
   if (status == CK_OK)
     status = ck__engine_deal(engine, total, call ? call->speeds : NULL);
   free(call);
+  call = NULL;
   CK_TRY(status);
   ck_status held = CK_OK;
   for (size_t i = 0; i < run->local && held == CK_OK && !engine->alone; ++i)
@@ -516,12 +526,12 @@ static ck_status begin(ck__engine *engine, const ck_spread *spread,
   if (engine->kind.halo[0] + engine->kind.halo[1])
     plan_passes(engine);
 fail:
+  free(call);
   return status;
 }
 
-ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
-                            const ck_spread *spread, uint64_t total,
-                            ck__engine **made) {
+ck_status ck__engine_open(const ck__engine_kind *kind, void *self,
+                          const ck_spread *spread, ck__engine **made) {
   ck_status status = CK_OK;
   assert(kind && spread && made && kind->unit_name);
   assert(kind->allocate && kind->set_up && kind->teardown);
@@ -529,8 +539,7 @@ ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
                                                             kind->halo[1]));
   assert(!kind->best || (kind->item_bytes && kind->post && kind->offer));
   assert(!(kind->halo[0] + kind->halo[1]) ||
-         (kind->item_bytes && kind->take_halo && kind->post && kind->offer &&
-          kind->halo[0] + kind->halo[1] < total));
+         (kind->item_bytes && kind->take_halo && kind->post && kind->offer));
   assert(!kind->sum_count || (kind->post && kind->offer));
   *made = NULL;
   ck__engine *engine = calloc(1, sizeof *engine);
@@ -540,7 +549,19 @@ ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
   engine->self = self;
   engine->best = INFINITY;
   engine->best_index = UINT64_MAX;
-  CK_TRY(begin(engine, spread, total));
+  CK_TRY(open_members(engine, spread));
+  *made = engine;
+  return CK_OK;
+fail:
+  ck__engine_destroy(engine);
+  return status;
+}
+
+ck_status ck__engine_populate(ck__engine *engine, uint64_t total) {
+  ck_status status = CK_OK;
+  assert(engine && !engine->made);
+  assert(engine->kind.halo[0] + engine->kind.halo[1] < total);
+  CK_TRY(deal_first(engine, total));
   /* A member too large for its device is known before any member builds
    * its kernels and makes its state, which can take many seconds. */
   engine->made = 1;
@@ -553,10 +574,21 @@ ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
     CK_TRY(exchange(engine, 0, 0));
     CK_TRY(ck__engine_agree(engine, CK_OK));
   }
-  *made = engine;
-  return CK_OK;
 fail:
-  ck__engine_destroy(engine);
+  return status;
+}
+
+ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
+                            const ck_spread *spread, uint64_t total,
+                            ck__engine **made) {
+  ck__engine *engine = NULL;
+  ck_status status = ck__engine_open(kind, self, spread, &engine);
+  if (status == CK_OK)
+    status = ck__engine_populate(engine, total);
+  if (status == CK_OK)
+    *made = engine;
+  else
+    ck__engine_destroy(engine);
   return status;
 }
 

@@ -49,11 +49,14 @@
  *   Gradients are summed through the exchange between two phases, or by
  *   NCCL inside each member's step where every member is a CUDA device.
  *   A set's loss and hits are sums too. No best, no halo.
- * - ACO: units ants. The best, of each round, is the iteration-best ant
- *   (length, ant), its item the tour that deposits; ACS's edge counts are sums;
- * the ranking for local search and member 0's partitioning are cross (gather,
- * broadcast). Colonies (--spread-colonies K): round is K iterations, after
- * which colonies whose best is longer adopt the best.
+ * - ACO (src/aco/aco_spread.c): units ants. The method and the ants are
+ *   agreed from every member's device first (ck__engine_open, then
+ *   ck__engine_populate). Its phases go through ck__engine_each: the
+ *   iteration-best ant (length, ant) and the tour that deposits, ACS's
+ *   edge counts summed, the ranking for local search and member 0's
+ *   partitioning gathered and broadcast between them. Colonies
+ *   (--spread-colonies K): every K iterations, colonies whose best is
+ *   longer adopt the best.
  * - Gas: units particles, dealt by space into slabs (or a grid's boxes)
  *   that the workload cuts in its allocate. Ghosts are halos of varying
  *   counts and leavers go to their new owners: both are cross
@@ -198,6 +201,16 @@ ck_status ck__engine_create(const ck__engine_kind *kind, void *self,
  * ck__engine_slice. Collective. Errors: ck__spread_deal's. */
 ck_status ck__engine_deal(ck__engine *engine, uint64_t total,
                           const double *speeds);
+
+/* ck__engine_create in two parts, for a workload that learns its units'
+ * count from the members' devices (over every process) before they are
+ * dealt: the exchange and this process's members' devices, then (once
+ * the caller has agreed the total) the probe, the deal and the members
+ * made. After a failure of either, destroy the engine: the members made
+ * are torn down there. Both collective. */
+ck_status ck__engine_open(const ck__engine_kind *kind, void *self,
+                          const ck_spread *spread, ck__engine **made);
+ck_status ck__engine_populate(ck__engine *engine, uint64_t total);
 
 /* count steps from step `first`, in rounds (see above). Collective. */
 ck_status ck__engine_step(ck__engine *engine, uint64_t first, uint64_t count);
