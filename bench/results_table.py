@@ -1747,6 +1747,57 @@ The tree before, in the same call:
 """ + "\n".join(before)
 
 
+H200X2 = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
+          "Open MPI 4.1.6; 32 cores of an Intel Xeon")
+
+
+def h200x2_aco_engine():
+    run = "h200x2-2026-11-28-aco-engine"
+    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
+                        for workload, heading, lines in scaling_tables(run))
+    base = [line for line in read(run, "base.md").splitlines()
+            if line.startswith("|")]
+    rows = []
+    for line in read(run, "run.txt").splitlines():
+        if not line.startswith(("ACO A6", "ACO B6")):
+            continue
+        head, runs = line.split(":", 1)
+        build, setting = head.split(" ", 2)[1:]
+        cells = {item.split("=")[0]: item.split("=")[1].split("/")
+                 for item in runs.split()}
+        rows.append(f"| {setting} | {'before' if build == 'A6' else 'after'}"
+                    " | " + " | ".join(
+                        "/".join(cells[way]) if way in cells else "-"
+                        for way in ("alone", "process", "mpi")) + " |")
+    return f"""### The ACO on the member engine
+
+The colony spread over both GPUs, before and after its members moved
+onto the member engine, built and run in the same call. Each figure is
+the median of three runs after an untimed one. The second table gives
+each run's length and wall seconds (`--seed 2`): alone, and spread in
+one process and over two MPI ranks; the spread runs' colony holds 512
+ants, the one alone 256.
+
+{source([(run, "scaling.md"), (run, "base.md"), (run, "run.txt")],
+        H200X2, "2026-11-28",
+        "`python3 bench/scaling.py CLKIT --workload aco --size-option ants "
+        "--size 256 --devices cuda:0,cuda:1 --mpirun mpirun --mpi-device "
+        "cuda --equal-shares --repeat 3 -- --instance DIR/pr2392.tsp "
+        "--iters 30`; `clkit run aco DIR/pr2392.tsp --method M --iters N "
+        "--seed 2 --device cuda:0[,cuda:1 --spread --shares 1,1]`, and "
+        "`mpirun -np 2` with `--device cuda`")}
+
+{body}
+
+The tree before, in the same call:
+
+""" + "\n".join(base) + """
+
+| run | tree | alone | process | MPI |
+| --- | --- | ---: | ---: | ---: |
+""" + "\n".join(rows)
+
+
 def h100x2_pso_aco():
     run = "h100x2-2026-11-27-pso-aco"
     body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
@@ -1783,6 +1834,7 @@ SECTIONS = [
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step]),
+    ("2 NVIDIA H200", [h200x2_aco_engine]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
