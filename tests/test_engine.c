@@ -288,6 +288,11 @@ static ck_status toy_connect(void *self, ck__engine *engine) {
     ck__engine_slice(engine, m, &first, &units);
     widest = units > widest ? units : widest;
   }
+  t->crossed_wrong += ck__engine_widest(engine) != widest;
+  for (uint64_t unit = 0; unit < CELLS; ++unit) {
+    ck__engine_slice(engine, ck__engine_holder(engine, unit), &first, &units);
+    t->crossed_wrong += unit < first || unit - first >= units;
+  }
   for (size_t i = 0; i < ck__engine_local(engine); ++i)
     t->crossed_wrong +=
         !t->members[i] || t->members[i]->place.widest != widest;

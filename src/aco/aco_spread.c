@@ -78,7 +78,6 @@ struct ck__aco_spread {
    * the improved ants of all members (each member's own adapting off). */
   uint32_t bound;
   int adaptive;
-  uint64_t *firsts; /* every member's first ant, then the colony's ants */
   uint32_t widest;  /* the largest slice */
   /* The tour that crosses members, and its ant (CK__ACO_BEST: none yet
    * this iteration). */
@@ -120,15 +119,6 @@ static ck_status each(ck__aco_spread *spread,
  * partitions. */
 static int holds_first(const ck__aco_spread *spread, size_t i) {
   return i == 0 && ck__exchange_first(spread->run->exchange) == 0;
-}
-
-/* The member that holds ant `ant` of the colony. */
-static size_t member_of(const ck__aco_spread *spread, uint32_t ant) {
-  size_t member = 0;
-  size_t members = ck__exchange_members(spread->run->exchange);
-  while (member + 1 < members && spread->firsts[member + 1] <= ant)
-    ++member;
-  return member;
 }
 
 /* ---- creation ------------------------------------------------------------ */
@@ -253,23 +243,6 @@ static const ck__engine_kind aco_kind = {.unit_name = "ants",
                                          .set_up = set_up,
                                          .teardown = teardown};
 
-/* Every member's first ant, and the widest slice. */
-static ck_status learn_slices(ck__aco_spread *spread) {
-  size_t members = ck__engine_members(spread->engine);
-  spread->firsts = calloc(members + 1, sizeof *spread->firsts);
-  if (!spread->firsts)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  for (size_t m = 0; m < members; ++m) {
-    uint64_t first = 0, units = 0;
-    ck__engine_slice(spread->engine, m, &first, &units);
-    assert(first == spread->firsts[m] && units > 0);
-    spread->firsts[m + 1] = first + units;
-    if (units > spread->widest)
-      spread->widest = (uint32_t)units;
-  }
-  return CK_OK;
-}
-
 /* The host's room for what crosses members each iteration. */
 static ck_status allocate_room(ck__aco_spread *spread) {
   size_t members = ck__engine_members(spread->engine);
@@ -359,7 +332,7 @@ ck_status ck__aco_spread_create(const ck_spread *given,
   spread->local_search = state->local_search;
   spread->acs = state->algorithm == CK_ACO_ACS && !spread->every;
   share_bound(spread);
-  CK_TRY(ck__engine_agree(spread->engine, learn_slices(spread)));
+  spread->widest = (uint32_t)ck__engine_widest(spread->engine);
   CK_TRY(ck__engine_agree(spread->engine, allocate_room(spread)));
   *made = spread;
   return CK_OK;
@@ -434,11 +407,14 @@ static ck_status search_best(ck__aco_spread *spread) {
                              widest * sizeof *spread->lengths,
                              spread->lengths));
   size_t count = 0;
-  for (size_t m = 0; m < members; ++m)
-    for (uint64_t a = 0; a < spread->firsts[m + 1] - spread->firsts[m]; ++a) {
+  for (size_t m = 0; m < members; ++m) {
+    uint64_t first = 0, units = 0;
+    ck__engine_slice(spread->engine, m, &first, &units);
+    for (uint64_t a = 0; a < units; ++a) {
       spread->ranked[count].length = spread->lengths[m * widest + a];
-      spread->ranked[count++].ant = spread->firsts[m] + a;
+      spread->ranked[count++].ant = first + a;
     }
+  }
   qsort(spread->ranked, count, sizeof *spread->ranked, by_length_then_ant);
   spread->last = spread->ranked[spread->search_ants - 1];
   CK_TRY(each(spread, search_listed));
@@ -545,7 +521,7 @@ static ck_status fetch(ck__aco_spread *spread, uint32_t ant) {
   ck_status status = CK_OK;
   if (spread->tour_ant == ant)
     return CK_OK;
-  size_t holder = member_of(spread, ant);
+  size_t holder = ck__engine_holder(spread->engine, ant);
   size_t first = ck__exchange_first(spread->run->exchange);
   spread->arg.ant = ant;
   /* None local: run.local. */
@@ -873,7 +849,6 @@ void ck__aco_spread_destroy(ck__aco_spread *spread) {
     return;
   ck__engine_destroy(spread->engine);
   free(spread->members);
-  free(spread->firsts);
   free(spread->tour);
   free(spread->local_lengths);
   free(spread->lengths);

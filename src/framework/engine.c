@@ -419,9 +419,7 @@ static ck__engine_member describe(const ck__engine *engine, size_t i,
                               .units = units,
                               .total = total};
   memcpy(member.halo, engine->kind.halo, sizeof member.halo);
-  for (size_t m = 0; engine->slices && m < engine->members; ++m)
-    if (engine->slices[m][1] > member.widest)
-      member.widest = engine->slices[m][1];
+  member.widest = ck__engine_widest(engine);
   if (!member.widest)
     member.widest = units; /* a probe's trial, before the deal */
   return member;
@@ -681,6 +679,28 @@ size_t ck__engine_members(const ck__engine *engine) {
 
 ck__spread_run *ck__engine_run(ck__engine *engine) {
   return &engine->run;
+}
+
+uint64_t ck__engine_widest(const ck__engine *engine) {
+  assert(engine && engine->slices);
+  uint64_t widest = 0;
+  for (size_t m = 0; m < engine->members; ++m)
+    widest = engine->slices[m][1] > widest ? engine->slices[m][1] : widest;
+  return widest;
+}
+
+size_t ck__engine_holder(const ck__engine *engine, uint64_t unit) {
+  assert(engine && engine->slices && engine->members >= 1);
+  size_t low = 0, high = engine->members - 1;
+  while (low < high) {
+    size_t middle = (low + high + 1) / 2;
+    if (engine->slices[middle][0] <= unit)
+      low = middle;
+    else
+      high = middle - 1;
+  }
+  assert(unit - engine->slices[low][0] < engine->slices[low][1]);
+  return low;
 }
 
 void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,

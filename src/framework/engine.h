@@ -255,6 +255,13 @@ size_t ck__engine_members(const ck__engine *engine);
 /* The run underneath, for a kind's cross: its exchange and its slices. */
 ck__spread_run *ck__engine_run(ck__engine *engine);
 
+/* The most units a member holds. */
+uint64_t ck__engine_widest(const ck__engine *engine);
+
+/* The member (over every process) whose slice holds unit `unit` of the
+ * run's. */
+size_t ck__engine_holder(const ck__engine *engine, uint64_t unit);
+
 /* Member m's slice (m over every process). */
 void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,
                       uint64_t *units);

@@ -110,19 +110,6 @@ fail:
   return status;
 }
 
-/* The member that holds island `island` of the run. */
-static size_t holder_of(const ck__ga_spread *spread, uint64_t island) {
-  size_t low = 0, high = spread->count - 1;
-  while (low < high) {
-    size_t middle = (low + high + 1) / 2;
-    if (ck__ga_spread_first(spread, middle) <= island)
-      low = middle;
-    else
-      high = middle - 1;
-  }
-  return low;
-}
-
 /* A random cycle's migrants for local member i's islands whose source
  * another member holds, from the gathered packs into its in pack. */
 static void take_incoming(const ck__ga_spread *spread, size_t i) {
@@ -135,7 +122,7 @@ static void take_incoming(const ck__ga_spread *spread, size_t i) {
     uint64_t from = m->ga->source[first + j];
     if (from - first < islands)
       continue; /* its own island sends */
-    size_t holder = holder_of(spread, from);
+    size_t holder = ck__engine_holder(spread->engine, from);
     size_t at = (size_t)(from - ck__ga_spread_first(spread, holder));
     assert(holder != ck__exchange_first(run_of(spread)->exchange) + i &&
            at < ck__ga_spread_islands(spread, holder));

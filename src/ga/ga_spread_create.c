@@ -348,9 +348,7 @@ static ck_status connect(void *self, ck__engine *engine) {
   spread->migrants = state->migrants;
   spread->real = state->real_size;
   spread->crossing = spread->count > 1 && spread->migrants > 0;
-  for (size_t m = 0; m < spread->count; ++m)
-    if (ck__ga_spread_islands(spread, m) > spread->widest)
-      spread->widest = (uint32_t)ck__ga_spread_islands(spread, m);
+  spread->widest = (uint32_t)ck__engine_widest(engine);
   spread->pack = ck__ga_spread_pack_bytes(spread);
   CK_TRY(agree(spread, open_peers(spread)));
   int between = ck__exchange_ranks(run_of(spread)->exchange) > 1, across = 0;
