@@ -294,8 +294,7 @@ static ck_status toy_connect(void *self, ck__engine *engine) {
     t->crossed_wrong += unit < first || unit - first >= units;
   }
   for (size_t i = 0; i < ck__engine_local(engine); ++i)
-    t->crossed_wrong +=
-        !t->members[i] || t->members[i]->place.widest != widest;
+    t->crossed_wrong += !t->members[i] || t->members[i]->place.widest != widest;
   t->crossed_wrong += t->set_ups != 0;
   ++t->connects;
   return CK_OK;

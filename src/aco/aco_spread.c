@@ -63,7 +63,7 @@ typedef struct making {
 } making;
 
 struct ck__aco_spread {
-  ck__engine *engine; /* the members, their threads and the exchange */
+  ck__engine *engine;  /* the members, their threads and the exchange */
   ck__spread_run *run; /* the engine's */
   const making *making;
   ck_aco **members; /* this process's */
@@ -78,7 +78,7 @@ struct ck__aco_spread {
    * the improved ants of all members (each member's own adapting off). */
   uint32_t bound;
   int adaptive;
-  uint32_t widest;  /* the largest slice */
+  uint32_t widest; /* the largest slice */
   /* The tour that crosses members, and its ant (CK__ACO_BEST: none yet
    * this iteration). */
   uint32_t *tour;
@@ -493,8 +493,8 @@ ck_status ck__aco_spread_iteration_best(ck__aco_spread *spread, int64_t *length,
   double best = 0;
   uint64_t index = 0;
   size_t holder = 0;
-  CK_TRY(ck__exchange_min(spread->run->exchange, spread->values, spread->indices,
-                          &best, &index, &holder));
+  CK_TRY(ck__exchange_min(spread->run->exchange, spread->values,
+                          spread->indices, &best, &index, &holder));
   *length = (int64_t)best;
   *ant = (uint32_t)index;
 fail:

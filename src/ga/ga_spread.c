@@ -342,8 +342,7 @@ ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
     for (uint32_t slot = 0; slot < slots; ++slot) {
       const unsigned char *held =
           spread->all_stats + m * bytes + (size_t)slot * room * island;
-      memcpy((unsigned char *)stats +
-                 (slot * run_islands + first) * island,
+      memcpy((unsigned char *)stats + (slot * run_islands + first) * island,
              held, islands * island);
       for (size_t j = 0; j < islands; ++j)
         keep_best(spread, m, slot, real_at(spread, held, 2 * j));

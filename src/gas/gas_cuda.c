@@ -603,35 +603,42 @@ fail:
   return status;
 }
 
-/* A slab's forces in one launch (ck_gas_native_slab): the pull and the
- * halo's sort where a resident step pulls (else the halo is sorted
- * already), the interior, the border from both tiers, the halo appended
- * after the own tier and the arrivals' forces; and the kicks due. */
-static ck_status launch_slab(gas_state *state) {
+/* The blocks of a slab's launch, in the order its kernel deals them. */
+typedef struct slab_blocks {
+  size_t pullers, own, sides, rest;
+} slab_blocks;
+
+static slab_blocks count_slab_blocks(const gas_state *state) {
+  const gas_halo *halo = &state->native->halo;
+  size_t local = NATIVE_BLOCK, warps = NATIVE_BLOCK / 32;
+  size_t count = state->resident ? state->slots : state->particles;
+  slab_blocks b;
+  b.own = (count + local - 1) / local;
+  /* A warp a side of each row, then a warp 32 halo entries. */
+  size_t sides = 2 * (size_t)state->cells_y;
+  b.sides = (sides + warps - 1) / warps;
+  size_t chunks = (halo->capacity + 31) / 32;
+  /* The pull's blocks: a thread four entries the halo has room for, at
+   * most PULL_BLOCKS (they wait for each other). */
+  b.pullers = (halo->capacity + 4 * local - 1) / (4 * local);
+  b.pullers = b.pullers < 1             ? 1
+              : b.pullers > PULL_BLOCKS ? PULL_BLOCKS
+                                        : b.pullers;
+  /* Those of the halo's entries: a warp 32 at once, in as many as 32
+   * blocks. */
+  b.rest = (chunks + warps - 1) / warps;
+  b.rest = b.rest > 32 ? 32 : b.rest < 1 ? 1 : b.rest;
+  return b;
+}
+
+/* The halo's arrays and sizes into the slab's frame, written to the
+ * device where they changed: few launches change it, the first of each
+ * run of resident steps. */
+static ck_status write_slab_frame(gas_state *state) {
   ck_status status = CK_OK;
   gas_native *native = state->native;
   const gas_halo *halo = &native->halo;
   ck_gas_slab_frame *frame = &native->now;
-  ck_kernel_args args;
-  ck_kernel *kernel =
-      state->with_energy ? native->slab_energy_kernel : native->slab_kernel;
-  size_t local = NATIVE_BLOCK, warps = NATIVE_BLOCK / 32;
-  size_t count = state->resident ? state->slots : state->particles;
-  size_t own_blocks = (count + local - 1) / local;
-  /* A warp a side of each row, then a warp 32 halo entries. */
-  size_t sides = 2 * (size_t)state->cells_y;
-  size_t side_blocks = (sides + warps - 1) / warps;
-  size_t chunks = (halo->capacity + 31) / 32;
-  /* The pull's blocks: a thread four entries the halo has room for, at
-   * most PULL_BLOCKS (they wait for each other). */
-  size_t pullers = (halo->capacity + 4 * local - 1) / (4 * local);
-  pullers = pullers < 1 ? 1 : pullers > PULL_BLOCKS ? PULL_BLOCKS : pullers;
-  /* Those of the halo's entries: a warp 32 at once, in as many as 32
-   * blocks. */
-  size_t rest_blocks = (chunks + warps - 1) / warps;
-  rest_blocks = rest_blocks > 32 ? 32 : rest_blocks < 1 ? 1 : rest_blocks;
-  size_t blocks = pullers + own_blocks + side_blocks + rest_blocks;
-  size_t global = blocks * local;
   ck_buffer *arrays[CK_GAS_HALO_ARRAYS] = {
       [CK_GAS_HALO_POSITION] = halo->position,
       [CK_GAS_HALO_VELOCITY] = halo->velocity,
@@ -650,18 +657,35 @@ static ck_status launch_slab(gas_state *state) {
   frame->halo_columns = HALO_COLUMNS;
   frame->keys = halo->keys;
   frame->message_capacity = state->message_capacity;
-  /* Few launches change it: the first of each run of resident steps. */
   if (memcmp(frame, &native->written, sizeof *frame) != 0) {
     CK_TRY(ck_buffer_write(state->queue, native->frame, 0, sizeof *frame, frame,
                            CK_BLOCKING, NULL));
     native->written = *frame;
   }
+fail:
+  return status;
+}
+
+/* A slab's forces in one launch (ck_gas_native_slab): the pull and the
+ * halo's sort where a resident step pulls (else the halo is sorted
+ * already), the interior, the border from both tiers, the halo appended
+ * after the own tier and the arrivals' forces; and the kicks due. */
+static ck_status launch_slab(gas_state *state) {
+  ck_status status = CK_OK;
+  gas_native *native = state->native;
+  ck_kernel_args args;
+  ck_kernel *kernel =
+      state->with_energy ? native->slab_energy_kernel : native->slab_kernel;
+  size_t local = NATIVE_BLOCK;
+  slab_blocks b = count_slab_blocks(state);
+  size_t global = (b.pullers + b.own + b.sides + b.rest) * local;
+  CK_TRY(write_slab_frame(state));
   native->halo_tag = native->halo_tag % 0xfffffffeu + 1u;
   ck_kernel_args_begin(kernel, &args);
-  ck_kernel_args_u32(&args, (uint32_t)pullers);
-  ck_kernel_args_u32(&args, (uint32_t)own_blocks);
-  ck_kernel_args_u32(&args, (uint32_t)side_blocks);
-  ck_kernel_args_u32(&args, (uint32_t)rest_blocks);
+  ck_kernel_args_u32(&args, (uint32_t)b.pullers);
+  ck_kernel_args_u32(&args, (uint32_t)b.own);
+  ck_kernel_args_u32(&args, (uint32_t)b.sides);
+  ck_kernel_args_u32(&args, (uint32_t)b.rest);
   ck_kernel_args_i32(&args, native->pull);
   ck_kernel_args_u32(&args, state->step_tag);
   ck_kernel_args_u32(&args, native->halo_tag);
@@ -673,7 +697,7 @@ static ck_status launch_slab(gas_state *state) {
   ck_buffer *buffers[] = {
       state->position,   state->velocity,      state->id,
       state->force,      state->energy,        state->virial,
-      state->cell_start, state->cell_count,    halo->words,
+      state->cell_start, state->cell_count,    native->halo.words,
       native->frame,     state->member_control};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
     ck_kernel_args_buffer(&args, buffers[i]);

@@ -48,13 +48,15 @@ typedef enum sum_way {
 } sum_way;
 
 struct ck__nn_spread {
-  ck__engine *engine;     /* the members, their threads and the exchange */
-  ck__exchange *exchange; /* the engine's */
-  const struct make_call *making; /* while the members are made */
-  ck_nn **members;        /* local ones; the first is the network */
-  size_t local, count;    /* members here, and over every process */
-  int owned;              /* the first member is the network's owner's */
-  int shares;             /* the spread gave shares */
+  /* The members, their threads and the exchange; the engine's exchange;
+   * what the members are made of, while they are made. */
+  ck__engine *engine;
+  ck__exchange *exchange;
+  const struct make_call *making;
+  ck_nn **members;     /* local ones; the first is the network */
+  size_t local, count; /* members here, and over every process */
+  int owned;           /* the first member is the network's owner's */
+  int shares;          /* the spread gave shares */
   sum_way way;
   int averages; /* NCCL may average the gradients (ncclAvg) */
   ck__nn_buckets buckets;
@@ -167,11 +169,10 @@ static ck_status allocate(void *self, const ck__engine_member *member,
   const make_call *call = spread->making;
   ck_nn **made = &spread->members[member->index];
   ck_status status =
-      call->model
-          ? ck__nn_model_allocate(member->device, call->model, call->config,
-                                  call->tuning, made)
-          : ck__nn_allocate(member->device, call->config, 0, call->tuning,
-                            made);
+      call->model ? ck__nn_model_allocate(member->device, call->model,
+                                          call->config, call->tuning, made)
+                  : ck__nn_allocate(member->device, call->config, 0,
+                                    call->tuning, made);
   if (status == CK_OK)
     *queue = (*made)->state.queue;
   return status;
@@ -355,8 +356,8 @@ ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
   int measure = !spread->shares && spread->count > 1;
   if (measure)
     CK_TRY(probe(spread, batch, speeds));
-  if ((status = ck__engine_deal(spread->engine, batch,
-                                measure ? speeds : NULL)))
+  if ((status =
+           ck__engine_deal(spread->engine, batch, measure ? speeds : NULL)))
     CK_FAIL_PREFIX(status, "batch: ");
   /* Whether gradients are summed device to device, and NCCL's setup
    * (near a second across processes), before the clocks start. One
@@ -595,8 +596,8 @@ static ck_status results(ck_nn *nn, results_call *call, double *loss,
   /* Every member's predictions to every process, a member at a time. */
   uint32_t rows = nn->state.sets[call->which].rows;
   for (size_t m = 0;
-       call->predicted && spread &&
-       ck__exchange_ranks(spread->exchange) > 1 && m < spread->count;
+       call->predicted && spread && ck__exchange_ranks(spread->exchange) > 1 &&
+       m < spread->count;
        ++m) {
     uint32_t start, count;
     cut(spread, m, rows, &start, &count);

@@ -93,6 +93,70 @@ static ck_status use_device(const ck_queue *queue) {
 #define CK_CUDA_OLDEST_ARCHITECTURE 0
 #endif
 
+/* The versions every CUDA device of the process reports. */
+typedef struct cuda_versions {
+  int runtime, driver, nvrtc_major, nvrtc_minor, nvrtc_oldest, nvrtc_newest;
+} cuda_versions;
+
+/* Device n, of the given properties, as clkit describes it. */
+static void describe_device(ck_device *device, int n,
+                            const struct cudaDeviceProp *properties,
+                            const cuda_versions *v) {
+  memset(device, 0, sizeof *device);
+  snprintf(device->id, sizeof device->id, "cuda:%d", n);
+  device->backend = CK_BACKEND_CUDA;
+  device->kind = CK_KIND_GPU;
+  snprintf(device->name, sizeof device->name, "%s", properties->name);
+  snprintf(device->vendor, sizeof device->vendor, "NVIDIA Corporation");
+  snprintf(device->platform, sizeof device->platform, "CUDA");
+  snprintf(device->platform_version, sizeof device->platform_version,
+           "CUDA %d.%d (runtime %d.%d, NVRTC %d.%d)", v->driver / 1000,
+           v->driver % 1000 / 10, v->runtime / 1000, v->runtime % 1000 / 10,
+           v->nvrtc_major, v->nvrtc_minor);
+  snprintf(device->driver_version, sizeof device->driver_version,
+           "CUDA %d.%d", v->driver / 1000, v->driver % 1000 / 10);
+  snprintf(device->c_version, sizeof device->c_version,
+           "CUDA C++ sm_%d%d (OpenCL C 1.2 sources through NVRTC)",
+           properties->major, properties->minor);
+  int clock_khz = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, n);
+  device->compute_units = (unsigned)properties->multiProcessorCount;
+  device->clock_mhz = (unsigned)(clock_khz / 1000);
+  device->global_memory = properties->totalGlobalMem;
+  /* Static shared memory per block: what kernels may declare. */
+  device->local_memory = properties->sharedMemPerBlock;
+  device->local_memory_opt_in = properties->sharedMemPerBlockOptin;
+  device->max_alloc = properties->totalGlobalMem;
+  device->max_work_group_size = (size_t)properties->maxThreadsPerBlock;
+  device->has_fp64 = 1;
+  device->warp_width = (unsigned)properties->warpSize;
+  device->platform_index = -1;
+  device->device_index = n;
+}
+
+/* Whether this build can make code for device n: where not, it is named
+ * in message instead, so that it is neither chosen by default nor asked
+ * for by mistake. */
+static int reachable(int n, const struct cudaDeviceProp *properties,
+                     const cuda_versions *v, char *message,
+                     size_t message_capacity) {
+  int architecture = properties->major * 10 + properties->minor;
+  if (ck__cuda_reach_of(architecture, v->nvrtc_oldest, v->nvrtc_newest,
+                        CK_CUDA_OLDEST_ARCHITECTURE) != CK__CUDA_UNREACHABLE)
+    return 1;
+  size_t used = strlen(message);
+  snprintf(message + used, message_capacity - used,
+           "%scuda:%d (%s, sm_%d) is not listed: this clkit builds CUDA "
+           "code for sm_%d and later (NVRTC %d.%d: sm_%d to sm_%d); "
+           "NVIDIA's OpenCL may still reach it.",
+           used ? " " : "", n, properties->name, architecture,
+           v->nvrtc_oldest > CK_CUDA_OLDEST_ARCHITECTURE
+               ? v->nvrtc_oldest
+               : CK_CUDA_OLDEST_ARCHITECTURE,
+           v->nvrtc_major, v->nvrtc_minor, v->nvrtc_oldest, v->nvrtc_newest);
+  return 0;
+}
+
 ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
                              char *message, size_t message_capacity) {
   int device_count = 0;
@@ -109,68 +173,22 @@ ck_status ck__cuda_enumerate(ck_device *devices, size_t capacity, size_t *count,
     cudaGetLastError(); /* not sticky: clear it */
     return CK_ERROR_NO_PLATFORM;
   }
-  int runtime = 0, driver = 0, nvrtc_major = 0, nvrtc_minor = 0;
-  cudaRuntimeGetVersion(&runtime);
-  cudaDriverGetVersion(&driver);
-  nvrtcVersion(&nvrtc_major, &nvrtc_minor);
-  int nvrtc_oldest = 0, nvrtc_newest = 0, unreachable = 0;
-  ck__nvrtc_range(&nvrtc_oldest, &nvrtc_newest);
+  cuda_versions v = {0};
+  cudaRuntimeGetVersion(&v.runtime);
+  cudaDriverGetVersion(&v.driver);
+  nvrtcVersion(&v.nvrtc_major, &v.nvrtc_minor);
+  ck__nvrtc_range(&v.nvrtc_oldest, &v.nvrtc_newest);
+  int unreachable = 0;
   message[0] = '\0';
   for (int n = 0; n < device_count && *count < capacity; ++n) {
     struct cudaDeviceProp properties;
     if (cudaGetDeviceProperties(&properties, n) != cudaSuccess)
       continue;
-    /* A GPU older than what this build can make code for is left out, so
-     * that it is neither chosen by default nor asked for by mistake; it is
-     * named in the message instead. */
-    int architecture = properties.major * 10 + properties.minor;
-    if (ck__cuda_reach_of(architecture, nvrtc_oldest, nvrtc_newest,
-                          CK_CUDA_OLDEST_ARCHITECTURE) ==
-        CK__CUDA_UNREACHABLE) {
-      size_t used = strlen(message);
-      snprintf(message + used, message_capacity - used,
-               "%scuda:%d (%s, sm_%d) is not listed: this clkit builds CUDA "
-               "code for sm_%d and later (NVRTC %d.%d: sm_%d to sm_%d); "
-               "NVIDIA's OpenCL may still reach it.",
-               used ? " " : "", n, properties.name, architecture,
-               nvrtc_oldest > CK_CUDA_OLDEST_ARCHITECTURE
-                   ? nvrtc_oldest
-                   : CK_CUDA_OLDEST_ARCHITECTURE,
-               nvrtc_major, nvrtc_minor, nvrtc_oldest, nvrtc_newest);
+    if (!reachable(n, &properties, &v, message, message_capacity)) {
       unreachable++;
       continue;
     }
-    ck_device *device = &devices[(*count)++];
-    memset(device, 0, sizeof *device);
-    snprintf(device->id, sizeof device->id, "cuda:%d", n);
-    device->backend = CK_BACKEND_CUDA;
-    device->kind = CK_KIND_GPU;
-    snprintf(device->name, sizeof device->name, "%s", properties.name);
-    snprintf(device->vendor, sizeof device->vendor, "NVIDIA Corporation");
-    snprintf(device->platform, sizeof device->platform, "CUDA");
-    snprintf(device->platform_version, sizeof device->platform_version,
-             "CUDA %d.%d (runtime %d.%d, NVRTC %d.%d)", driver / 1000,
-             driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10,
-             nvrtc_major, nvrtc_minor);
-    snprintf(device->driver_version, sizeof device->driver_version,
-             "CUDA %d.%d", driver / 1000, driver % 1000 / 10);
-    snprintf(device->c_version, sizeof device->c_version,
-             "CUDA C++ sm_%d%d (OpenCL C 1.2 sources through NVRTC)",
-             properties.major, properties.minor);
-    int clock_khz = 0;
-    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, n);
-    device->compute_units = (unsigned)properties.multiProcessorCount;
-    device->clock_mhz = (unsigned)(clock_khz / 1000);
-    device->global_memory = properties.totalGlobalMem;
-    /* Static shared memory per block: what kernels may declare. */
-    device->local_memory = properties.sharedMemPerBlock;
-    device->local_memory_opt_in = properties.sharedMemPerBlockOptin;
-    device->max_alloc = properties.totalGlobalMem;
-    device->max_work_group_size = (size_t)properties.maxThreadsPerBlock;
-    device->has_fp64 = 1;
-    device->warp_width = (unsigned)properties.warpSize;
-    device->platform_index = -1;
-    device->device_index = n;
+    describe_device(&devices[(*count)++], n, &properties, &v);
   }
   return *count == 0 && unreachable ? CK_ERROR_UNSUPPORTED : CK_OK;
 }
