@@ -396,6 +396,23 @@ static void deal_in_proportion(void) {
     }
 }
 
+/* Where the processes stand: one process here, so one host; ref devices
+ * cannot tell their GPUs apart; able as the caller says. */
+static void places(void) {
+  printf("places\n");
+  for (int able = 0; able <= 1; ++able) {
+    ck__spread_run run;
+    if (!begin(2, &run))
+      continue;
+    ck__spread_places found = {-1, -1, -1};
+    CHECK_OK(ck__spread_places_find(&run, able, &found));
+    CHECK_MSG(found.able == able && found.one_host == 1 && found.own_gpus == 0,
+              "able %d: found able %d, one host %d, own GPUs %d", able,
+              found.able, found.one_host, found.own_gpus);
+    ck__spread_end(&run);
+  }
+}
+
 int main(void) {
   if (!test_ref_members(devices, MAX_MEMBERS))
     return CHECK_DONE();
@@ -415,6 +432,7 @@ int main(void) {
   build_watch();
   repeated_devices();
   deal_in_proportion();
+  places();
 
   many(1, 20000);
   for (size_t local = 2; local <= MAX_MEMBERS; local *= 2)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/runtime.h"
 #include "util/util.h"
@@ -378,6 +379,44 @@ ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
     for (size_t m = 1; m < members; ++m)
       if (all[m * count + c] > largest[c])
         largest[c] = all[m * count + c];
+  }
+fail:
+  free(all);
+  return status;
+}
+
+ck_status ck__spread_places_find(ck__spread_run *run, int able,
+                                 ck__spread_places *places) {
+  ck_status status = CK_OK;
+  assert(run && run->exchange && run->local >= 1 && places);
+  struct {
+    unsigned char gpu[CK__IPC_IDENTITY_BYTES];
+    char able, known, named, host[61];
+  } mine, *all = NULL;
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  memset(places, 0, sizeof *places);
+  memset(&mine, 0, sizeof mine);
+  mine.able = (char)(able != 0);
+  mine.known = ck__device_shares_between_processes(&run->devices[0]) &&
+               ck__ipc_device_identity(&run->devices[0], mine.gpu) == CK_OK;
+  mine.named = gethostname(mine.host, sizeof mine.host - 1) == 0;
+  for (size_t i = 0; i < run->local; ++i)
+    pieces[i] = &mine;
+  size_t members = ck__exchange_members(run->exchange);
+  all = calloc(members, sizeof mine);
+  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {
+      all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")};
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
+  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof mine, all));
+  places->able = places->one_host = places->own_gpus = 1;
+  for (size_t m = 0; m < members; ++m) {
+    places->able = places->able && all[m].able;
+    places->one_host =
+        places->one_host && all[m].named && strcmp(all[m].host, mine.host) == 0;
+    places->own_gpus = places->own_gpus && all[m].known;
+    for (size_t k = 0; k < m; ++k)
+      places->own_gpus = places->own_gpus &&
+                         memcmp(all[m].gpu, all[k].gpu, sizeof mine.gpu) != 0;
   }
 fail:
   free(all);

@@ -119,6 +119,19 @@ ck_status ck__spread_report_queues(ck__spread_run *run, ck_result *result);
 ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
                              double *largest, size_t count);
 
+/*
+ * Where a spread run's processes stand, for what goes between them
+ * (CUDA IPC, NCCL). able: every process said able of its own (the
+ * caller's say, which may ask for one member a process); one_host: every
+ * process on this one's host; own_gpus: no two processes' first devices
+ * are one GPU (0 where any process cannot tell). Collective.
+ */
+typedef struct ck__spread_places {
+  int able, one_host, own_gpus;
+} ck__spread_places;
+ck_status ck__spread_places_find(ck__spread_run *run, int able,
+                                 ck__spread_places *places);
+
 /* The reads of a spread run's loop (ck__loop_run), which its processes
  * agree on: the run's time rule, the most steps between reads, when the
  * run began, the last read, and the steps to the next read. */

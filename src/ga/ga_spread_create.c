@@ -10,7 +10,6 @@
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "framework/spread.h"
 #include "ga/ga_internal.h"
@@ -246,35 +245,15 @@ fail:
  * cross GPUs, each process holding one CUDA member on a GPU of its own,
  * all on one host (CUDA IPC), with neither CLKIT_PEER nor CLKIT_IPC 0. */
 static ck_status across_processes_wanted(ck__ga_spread *spread, int *wanted) {
-  ck_status status = CK_OK;
-  const ck__spread_run *run = run_of(spread);
-  struct {
-    unsigned char gpu[CK__IPC_IDENTITY_BYTES];
-    char able, host[47];
-  } mine, *all = NULL;
-  const void *pieces[CK_SPREAD_MAX_LOCAL] = {&mine};
-  *wanted = 0;
-  memset(&mine, 0, sizeof mine);
-  mine.able = run->local == 1 &&
-              ck__device_shares_between_processes(&run->devices[0]) &&
-              spread->ring && spread->crossing && ck__peer_enabled() &&
-              !ck__setting_off("CLKIT_IPC") &&
-              ck__ipc_device_identity(&run->devices[0], mine.gpu) == CK_OK &&
-              gethostname(mine.host, sizeof mine.host - 1) == 0;
-  all = calloc(spread->count, sizeof mine);
-  CK_TRY(agree(spread,
-               all ? CK_OK
-                   : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof mine, all));
-  int able = 1;
-  for (size_t m = 0; m < spread->count; ++m) {
-    able = able && all[m].able && strcmp(all[m].host, all[0].host) == 0;
-    for (size_t k = 0; k < m; ++k)
-      able = able && memcmp(all[m].gpu, all[k].gpu, sizeof mine.gpu) != 0;
-  }
-  *wanted = able;
-fail:
-  free(all);
+  ck__spread_run *run = run_of(spread);
+  int able = run->local == 1 &&
+             ck__device_shares_between_processes(&run->devices[0]) &&
+             spread->ring && spread->crossing && ck__peer_enabled() &&
+             !ck__setting_off("CLKIT_IPC");
+  ck__spread_places places;
+  ck_status status = ck__spread_places_find(run, able, &places);
+  *wanted =
+      status == CK_OK && places.able && places.one_host && places.own_gpus;
   return status;
 }
 

@@ -8,7 +8,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
@@ -56,41 +55,23 @@ typedef struct ipc_ticket {
  * process holds one CUDA member, with CLKIT_PEER not 0; by CUDA IPC where
  * all are on one host, else by NCCL where every process has it. */
 ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  /* Each member's: whether it may take part, and its host's name. */
-  struct {
-    char able;
-    char host[63];
-  } mine, *all = NULL;
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
-    pieces[i] = &mine;
   s->between = 0;
   if (ck__exchange_ranks(s->run.exchange) < 2)
     return CK_OK;
-  memset(&mine, 0, sizeof mine);
-  gethostname(mine.host, sizeof mine.host - 1);
-  mine.able = s->run.local == 1 &&
-              ck__device_shares_between_processes(&s->devices[0]) &&
-              ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
-              s->stages == 1;
-  all = calloc(s->total, sizeof mine);
-  CK_TRY(ck__gas_spread_agree(
-      s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
-  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine, all));
-  /* CLKIT_IPC=0: processes of one host go by NCCL too. */
-  int able = 1, one_host = !ck__setting_off("CLKIT_IPC");
-  for (size_t m = 0; m < s->total; ++m) {
-    able = able && all[m].able;
-    one_host = one_host && strcmp(all[m].host, all[0].host) == 0;
-  }
-  /* Whether NCCL can is known once the members' queues are made
-   * (nccl_decide). */
-  s->between = able;
-  s->by_nccl = able && !one_host;
-fail:
-  free(all);
-  return status;
+  int able = s->run.local == 1 &&
+             ck__device_shares_between_processes(&s->devices[0]) &&
+             ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
+             s->stages == 1;
+  ck__spread_places places;
+  ck_status status = ck__spread_places_find(&s->run, able, &places);
+  if (status)
+    return status;
+  /* CLKIT_IPC=0: processes of one host go by NCCL too. Whether NCCL can
+   * is known once the members' queues are made (nccl_decide). */
+  int one_host = !ck__setting_off("CLKIT_IPC") && places.one_host;
+  s->between = places.able;
+  s->by_nccl = places.able && !one_host;
+  return CK_OK;
 }
 
 void ck__gas_spread_ipc_close(ck__gas_spread *s, int side) {
