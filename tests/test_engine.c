@@ -351,7 +351,13 @@ static ck_status run(toy *t, const ck_spread *spread, ending *end) {
   ck__engine *engine = NULL;
   ck__engine_kind kind = toy_kind(t->mode);
   memset(end, 0, sizeof *end);
-  ck_status status = ck__engine_create(&kind, t, spread, CELLS, &engine);
+  /* The local mode makes its engine in two parts, as a workload that
+   * agrees its count first does. */
+  ck_status status = t->mode == LOCAL
+                         ? ck__engine_open(&kind, t, spread, &engine)
+                         : ck__engine_create(&kind, t, spread, CELLS, &engine);
+  if (status == CK_OK && t->mode == LOCAL)
+    status = ck__engine_populate(engine, CELLS);
   if (status == CK_OK)
     status = ck__engine_step(engine, 1, 4);
   if (status == CK_OK)
@@ -375,6 +381,17 @@ static ck_status run(toy *t, const ck_spread *spread, ending *end) {
     /* Several members: the last agreement's sum is the whole ring's. */
     if (ck__engine_members(engine) > 1 && t->row_count)
       end->sum = t->rows[t->row_count - 1][3];
+  }
+  /* Dealt again, twice the cells: every member's slice, in order. */
+  if (status == CK_OK) {
+    status = ck__engine_deal(engine, 2 * CELLS, NULL);
+    uint64_t dealt = 0, first = 0, units = 0;
+    for (size_t m = 0; status == CK_OK && m < ck__engine_members(engine); ++m) {
+      ck__engine_slice(engine, m, &first, &units);
+      t->crossed_wrong += first != dealt || units == 0;
+      dealt += units;
+    }
+    t->crossed_wrong += status == CK_OK && dealt != 2 * CELLS;
   }
   size_t local = engine ? ck__engine_local(engine) : 0;
   ck__engine_destroy(engine);
