@@ -385,6 +385,33 @@ fail:
   return status;
 }
 
+void ck__spread_peers_close(ck__peer *peers[2][CK_SPREAD_MAX_LOCAL]) {
+  for (int side = 0; side < 2; ++side)
+    for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
+      ck__peer_close(peers[side][i]);
+      peers[side][i] = NULL;
+    }
+}
+
+ck_status ck__spread_peers_open(const ck__spread_run *run, int sides,
+                                ck__peer *peers[2][CK_SPREAD_MAX_LOCAL]) {
+  ck_status status = CK_OK;
+  assert(run && run->exchange && (sides == 1 || sides == 2));
+  size_t n = run->local;
+  int all = ck__exchange_ranks(run->exchange) == 1;
+  for (size_t i = 0; all && i < n; ++i)
+    for (int side = 0; all && side < sides; ++side) {
+      size_t sender = side == 0 ? (i + n - 1) % n : (i + 1) % n;
+      CK_TRY(ck__peer_open(&run->devices[sender], &run->devices[i],
+                           &peers[side][i]));
+      all = peers[side][i] != NULL;
+    }
+fail:
+  if (!all || status)
+    ck__spread_peers_close(peers);
+  return status;
+}
+
 ck_status ck__spread_places_find(ck__spread_run *run, int able,
                                  ck__spread_places *places) {
   ck_status status = CK_OK;

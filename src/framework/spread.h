@@ -120,6 +120,19 @@ ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
                              double *largest, size_t count);
 
 /*
+ * Copies without the host into each local member from its neighbours
+ * on the ring of this process's members (as ck__exchange_pass pairs
+ * them): from its previous member into peers[0][i], and where sides is
+ * 2, from its next into peers[1][i]. Made where the run is this one
+ * process and every pair can copy so (CUDA devices; ref's under the
+ * test control): every one, or none (all NULL). Errors: ck__peer_open's.
+ * ck__spread_peers_close closes and clears them (any NULL).
+ */
+ck_status ck__spread_peers_open(const ck__spread_run *run, int sides,
+                                ck__peer *peers[2][CK_SPREAD_MAX_LOCAL]);
+void ck__spread_peers_close(ck__peer *peers[2][CK_SPREAD_MAX_LOCAL]);
+
+/*
  * Where a spread run's processes stand, for what goes between them
  * (CUDA IPC, NCCL). able: every process said able of its own (the
  * caller's say, which may ask for one member a process); one_host: every

@@ -367,10 +367,10 @@ struct ck__ga_spread {
   int crossing;
   size_t pack;
   /* Copies without the host into local member i from its previous one
-   * (peers[i]), where a ring's migrants cross and every member is a CUDA
-   * device of this one process; on_devices: the crossing migrants go
-   * through them, and the packs are unused. */
-  ck__peer **peers;
+   * (peers[0][i]), where a ring's migrants cross and every member is a
+   * CUDA device of this one process; on_devices: the crossing migrants
+   * go through them, and the packs are unused. */
+  ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
   int on_devices;
   /* Between processes: the previous member's counts, relay and relay
    * fitness, opened here (CUDA IPC), to close. */

@@ -237,12 +237,12 @@ static ck_status pass_on_devices(ck__ga_spread *spread) {
     ga_state *to = &spread->members[i].ga->state;
     ga_state *from = &spread->members[h].ga->state;
     size_t slot = to->islands, at = from->islands - 1;
-    assert(spread->peers[i] && to->incoming == 1);
-    CK_TRY(ck__peer_copy(spread->peers[i], to->queue,
+    assert(spread->peers[0][i] && to->incoming == 1);
+    CK_TRY(ck__peer_copy(spread->peers[0][i], to->queue,
                          to->migrant_genes[to->migrant_set], slot * genes,
                          from->queue, from->migrant_genes[from->migrant_set],
                          at * genes, genes));
-    CK_TRY(ck__peer_copy(spread->peers[i], to->queue,
+    CK_TRY(ck__peer_copy(spread->peers[0][i], to->queue,
                          to->migrant_fitness[to->migrant_set], slot * fitness,
                          from->queue, from->migrant_fitness[from->migrant_set],
                          at * fitness, fitness));

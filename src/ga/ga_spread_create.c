@@ -136,37 +136,15 @@ static ck_status make_buffers(ck__ga_spread *spread) {
   return CK_OK;
 }
 
-static void close_peers(ck__ga_spread *spread) {
-  for (size_t i = 0; spread->peers && i < spread->local; ++i)
-    ck__peer_close(spread->peers[i]);
-  free(spread->peers);
-  spread->peers = NULL;
-}
-
 /* Copies without the host into each member from its previous one, where
- * migrants cross a ring and every member is a CUDA device of this one
- * process: every one, or none. Random cycles go through the host: their
- * islands' sources scatter over the members, and copying them island by
- * island took 70 times as long on two H200s. */
+ * migrants cross a ring (ck__spread_peers_open). Random cycles go through
+ * the host: their islands' sources scatter over the members, and copying
+ * them island by island took 70 times as long on two H200s. */
 static ck_status open_peers(ck__ga_spread *spread) {
-  ck_status status = CK_OK;
-  size_t n = spread->local;
-  const ck_device *devices = run_of(spread)->devices;
-  if (!spread->crossing || !spread->ring ||
-      ck__exchange_ranks(run_of(spread)->exchange) != 1)
+  if (!spread->crossing || !spread->ring)
     return CK_OK;
-  if (!(spread->peers = calloc(n, sizeof *spread->peers)))
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  int all = 1;
-  for (size_t i = 0; all && i < n; ++i) {
-    CK_TRY(ck__peer_open(&devices[(i + n - 1) % n], &devices[i],
-                         &spread->peers[i]));
-    all = spread->peers[i] != NULL;
-  }
-  spread->on_devices = all;
-fail:
-  if (!spread->on_devices)
-    close_peers(spread);
+  ck_status status = ck__spread_peers_open(run_of(spread), 1, spread->peers);
+  spread->on_devices = status == CK_OK && spread->peers[0][0] != NULL;
   return status;
 }
 
@@ -181,7 +159,7 @@ static int wants_across(const ck__ga_spread *spread) {
   if (!spread->on_devices || !spread->ring || !spread->crossing)
     return 0;
   for (size_t i = 0; i < n; ++i) {
-    if (!ck__peer_direct(spread->peers[i]))
+    if (!ck__peer_direct(spread->peers[0][i]))
       return 0;
     for (size_t j = 0; j < i; ++j)
       if (strcmp(run->devices[i].id, run->devices[j].id) == 0)
@@ -205,7 +183,7 @@ static void point_at_previous(ga_state *to, uint64_t crossed, uint64_t relay,
 /* Member i's view of its previous member h, in this process. */
 static ck_status wire_member(ck__ga_spread *spread, size_t i, size_t h) {
   ck_status status = CK_OK;
-  ck__peer *peer = spread->peers[i];
+  ck__peer *peer = spread->peers[0][i];
   const ga_state *from = &spread->members[h].ga->state;
   uint64_t crossed, relay, fitness;
   CK_TRY(ck__peer_address(peer, from->native_crossed, &crossed));
@@ -400,7 +378,7 @@ void ck__ga_spread_destroy(ck__ga_spread *spread) {
   for (size_t i = 0; spread->engine && i < spread->local; ++i)
     if (spread->members[i].ga)
       ck_queue_finish(spread->members[i].ga->state.queue);
-  close_peers(spread);
+  ck__spread_peers_close(spread->peers);
   if (spread->engine)
     close_across(spread);
   ck__engine_destroy(spread->engine);

@@ -841,7 +841,7 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     free(s->words[i].data);
     free(s->reals[i].data);
   }
-  ck__gas_spread_close_peers(s);
+  ck__spread_peers_close(s->peers);
   for (int side = 1; side >= 0; --side)
     ck__gas_spread_ipc_close(s, side);
   ck__ipc_event_close(s->ipc_mark);

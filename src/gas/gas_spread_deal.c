@@ -41,34 +41,6 @@ ck_status ck__gas_spread_check(const ck_gas_config *config) {
   return CK_OK;
 }
 
-void ck__gas_spread_close_peers(ck__gas_spread *s) {
-  for (int from = 0; from < 2; ++from)
-    for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
-      ck__peer_close(s->peers[from][i]);
-      s->peers[from][i] = NULL;
-    }
-}
-
-/* Copies without the host into each local member from its neighbours
- * (modulo the members, as ck__exchange_pass pairs them), where all
- * members are CUDA devices of this one process: every one, or none. */
-static ck_status open_peers(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  size_t n = s->run.local;
-  int all = ck__exchange_ranks(s->run.exchange) == 1;
-  for (size_t i = 0; all && i < n; ++i)
-    for (int from = 0; all && from < 2; ++from) {
-      size_t sender = from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n;
-      CK_TRY(ck__peer_open(&s->devices[sender], &s->devices[i],
-                           &s->peers[from][i]));
-      all = s->peers[from][i] != NULL;
-    }
-  if (!all)
-    ck__gas_spread_close_peers(s);
-fail:
-  return status;
-}
-
 ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck_status status = CK_OK;
   ck__gas_spread *s = calloc(1, sizeof *s);
@@ -93,7 +65,8 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
   s->tiers_forced = tiers_from != 0;
   s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
-  CK_TRY(open_peers(s));
+  /* Copies into each member from both neighbours, where it can. */
+  CK_TRY(ck__spread_peers_open(&s->run, 2, s->peers));
   *made = s;
   return CK_OK;
 fail:

@@ -241,8 +241,6 @@ void ck__gas_spread_ipc_close(ck__gas_spread *s, int side);
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s);
 
 /* gas_spread_deal.c's making and dealing. */
-/* Closes the copies without the host between local members. */
-void ck__gas_spread_close_peers(ck__gas_spread *s);
 /* Cuts the slabs again by the members' speeds where it pays (collective). */
 ck_status ck__gas_spread_balance(ck__gas_spread *s);
 
