@@ -369,8 +369,10 @@ ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
   size_t members = ck__exchange_members(run->exchange);
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   double *all = calloc(members * count, sizeof *all);
-  if (!all)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  /* Agreed, so that no process waits in the gather for one that left. */
+  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {
+      all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")};
+  CK_TRY(ck__exchange_agree(run->exchange, statuses));
   for (size_t i = 0; i < run->local; ++i)
     pieces[i] = mine;
   CK_TRY(ck__exchange_gather(run->exchange, pieces, count * sizeof *all, all));
