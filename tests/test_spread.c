@@ -413,6 +413,34 @@ static void places(void) {
   }
 }
 
+/* Copies around the ring of local members: none between ref devices,
+ * every one under the test control, from the previous member and (two
+ * sides) from the next; closing clears them. */
+static void peers(void) {
+  printf("peers\n");
+  for (int sides = 1; sides <= 2; ++sides)
+    for (int copies = 0; copies <= 1; ++copies) {
+      ck__spread_run run;
+      if (!begin(3, &run))
+        continue;
+      ck__peer *made[2][CK_SPREAD_MAX_LOCAL] = {{NULL}};
+      CHECK_OK(ck__test_control(CK__TEST_PEER_REF, copies));
+      CHECK_OK(ck__spread_peers_open(&run, sides, made));
+      CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
+      for (int side = 0; side < 2; ++side)
+        for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
+          CHECK_MSG((made[side][i] != NULL) ==
+                        (copies && side < sides && i < 3),
+                    "sides %d, copies %d: peers[%d][%zu] %s", sides, copies,
+                    side, i, made[side][i] ? "made" : "not made");
+      ck__spread_peers_close(made);
+      for (int side = 0; side < 2; ++side)
+        for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
+          CHECK(made[side][i] == NULL);
+      ck__spread_end(&run);
+    }
+}
+
 int main(void) {
   if (!test_ref_members(devices, MAX_MEMBERS))
     return CHECK_DONE();
@@ -433,6 +461,7 @@ int main(void) {
   repeated_devices();
   deal_in_proportion();
   places();
+  peers();
 
   many(1, 20000);
   for (size_t local = 2; local <= MAX_MEMBERS; local *= 2)
