@@ -1249,9 +1249,29 @@ def scaling_tables(run):
     return tables
 
 
+def scaling_body(run, leave_out=()):
+    """A run's bench/scaling.py tables, each under its heading."""
+    return "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
+                         for workload, heading, lines in scaling_tables(run)
+                         if workload not in leave_out)
+
+
+def table_lines(run, name):
+    """The Markdown table rows of one of a run's files."""
+    return [line for line in read(run, name).splitlines()
+            if line.startswith("|")]
+
+
+def runs_of(line):
+    """A run.txt line 'HEAD: WAY=VALUE/WALL ...' as (HEAD, {WAY: [VALUE,
+    WALL]})."""
+    head, runs = line.split(":", 1)
+    return head, {item.split("=")[0]: item.split("=")[1].split("/")
+                  for item in runs.split()}
+
+
 def h200x4_scaling():
     run = "h200x4-2026-11-26-scaling"
-    tables = scaling_tables(run)
     ddp = [line for line in read(run, "ddp.txt").splitlines()
            if line.startswith("torch_ddp:")]
     rates = {}
@@ -1267,9 +1287,7 @@ def h200x4_scaling():
                 for batch in (1024, 256)]
     # The gas is measured on one GPU (h100_gas_peer): these rows were a
     # cut whose members did not step on their devices.
-    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
-                        for workload, heading, lines in tables
-                        if workload != "gas")
+    body = scaling_body(run, leave_out=("gas",))
     return f"""### Spread runs
 
 Throughput of one run spread over the GPUs (`--spread`), in one process
@@ -1327,9 +1345,7 @@ def sample_rows(run):
 
 def h100x4_scaling():
     run = "h100x4-2026-11-27-scaling"
-    tables = scaling_tables(run)
-    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
-                        for workload, heading, lines in tables)
+    body = scaling_body(run)
     medians = {}
     for line in read(run, "gas_median.txt").splitlines():
         if line and not line.startswith("#"):
@@ -1637,11 +1653,8 @@ the first recorded step cost the host 10 ms).
 
 def h100x2_ga():
     run = "h100x2-2026-11-27-ga"
-    tables = scaling_tables(run)
-    base = [line for line in read(run, "base.md").splitlines()
-            if line.startswith("|")]
-    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
-                        for workload, heading, lines in tables)
+    base = table_lines(run, "base.md")
+    body = scaling_body(run)
     return f"""### The GA
 
 The GA spread over both GPUs, in one process and over MPI with one rank
@@ -1669,20 +1682,16 @@ The tree before, in the same call:
 
 def h200x4_ga_engine():
     run = "h200x4-2026-11-28-ga-engine"
-    tables = scaling_tables(run)
-    base = [line for line in read(run, "base.md").splitlines()
-            if line.startswith("|")]
-    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
-                        for workload, heading, lines in tables)
+    base = table_lines(run, "base.md")
+    body = scaling_body(run)
     bests = [line for line in read(run, "run.txt").splitlines()
              if line.startswith(("GA ring", "GA random"))]
     rows = []
     for line in bests:
-        head, runs = line.split(":", 1)
+        head, cells = runs_of(line)
         _, topology, _, build = head.split()
-        walls = [item.split("/")[1] for item in runs.split()]
-        alike = len({item.split("=")[1].split("/")[0]
-                     for item in runs.split()}) == 1
+        walls = [wall for _, wall in cells.values()]
+        alike = len({value for value, _ in cells.values()}) == 1
         rows.append(f"| {topology} | {'before' if build == 'A' else 'after'} | "
                     + " | ".join(walls) + f" | {'yes' if alike else 'no'} |")
     return f"""### The GA on the member engine
@@ -1718,13 +1727,10 @@ The tree before, in the same call:
 
 def h200x4_mlp_engine():
     run = "h200x4-2026-11-28-mlp-engine"
-    tables = {}
-    for name in ("mlp_scaling.md", "base.md"):
-        text = read(run, name).splitlines()
-        tables[name] = ([line[2:] for line in text if line.startswith("# ")],
-                        [line for line in text if line.startswith("|")])
-    heading, after = tables["mlp_scaling.md"]
-    _, before = tables["base.md"]
+    heading = [line[2:] for line in read(run, "mlp_scaling.md").splitlines()
+               if line.startswith("# ")]
+    after = table_lines(run, "mlp_scaling.md")
+    before = table_lines(run, "base.md")
     return f"""### The MLP on the member engine
 
 The MLP's weak scaling over one, two and four GPUs, before and after its
@@ -1753,18 +1759,14 @@ H200X2 = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
 
 def h200x2_aco_engine():
     run = "h200x2-2026-11-28-aco-engine"
-    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
-                        for workload, heading, lines in scaling_tables(run))
-    base = [line for line in read(run, "base.md").splitlines()
-            if line.startswith("|")]
+    body = scaling_body(run)
+    base = table_lines(run, "base.md")
     rows = []
     for line in read(run, "run.txt").splitlines():
         if not line.startswith(("ACO A6", "ACO B6")):
             continue
-        head, runs = line.split(":", 1)
+        head, cells = runs_of(line)
         build, setting = head.split(" ", 2)[1:]
-        cells = {item.split("=")[0]: item.split("=")[1].split("/")
-                 for item in runs.split()}
         rows.append(f"| {setting} | {'before' if build == 'A6' else 'after'}"
                     " | " + " | ".join(
                         "/".join(cells[way]) if way in cells else "-"
@@ -1800,8 +1802,7 @@ The tree before, in the same call:
 
 def h100x2_pso_aco():
     run = "h100x2-2026-11-27-pso-aco"
-    body = "\n\n".join(f"`{heading}`\n\n" + "\n".join(lines)
-                        for workload, heading, lines in scaling_tables(run))
+    body = scaling_body(run)
     return f"""### PSO and ACO
 
 The swarm and the colony spread over both GPUs, in one process and over
