@@ -1800,6 +1800,75 @@ The tree before, in the same call:
 """ + "\n".join(rows)
 
 
+def h200x2_gas_engine():
+    run = "h200x2-2026-11-28-gas-engine"
+    body = scaling_body(run)
+    base = table_lines(run, "base.md")
+    ways = {"in-process": "process, GPU to GPU",
+            "in-process-host": "process, through the host",
+            "mpi-ipc": "MPI, CUDA IPC", "mpi-nccl": "MPI, NCCL",
+            "mpi-host": "MPI, through the host"}
+    rows, block, tree = [], None, {}
+    for line in read(run, "ways.txt").splitlines() + ["== end"]:
+        if line.startswith("== "):
+            if block and "bA" in tree and "bB" in tree:
+                rows.append(block + tree["bA"][:2] + [
+                    tree["bA"][2], tree["bB"][2],
+                    "yes" if tree["bA"][:2] == tree["bB"][:2] else "no"])
+            words = line[3:].split() + [""]
+            block = ([words[0], ways[words[1]]] if words[1] in ways
+                     else ["cells", "process, 4 members on 2 GPUs"]
+                     if words[0] == "grid:" else None)
+            tree = {}
+        elif block and line.startswith(("bA ", "bB ")):
+            f = line.split()
+            tree[f[0]] = [f[2], f[4], f[6]]
+    again = {}
+    for name in ("base_again.md", "scaling_again.md"):
+        for line in table_lines(run, name):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0] in ("process", "mpi") and cells[2] == "2":
+                again.setdefault((cells[0], cells[1]), []).append(cells[5])
+    again_rows = [f"| {way} | {scaling} | " + " | ".join(figures) + " |"
+                  for (way, scaling), figures in again.items()]
+    return f"""### The gas on the member engine
+
+The gas spread over both GPUs, before and after its members moved onto
+the member engine (the engine's cut and remake), built and run in the
+same call. Each scaling figure is the median of three runs after an
+untimed one. The third table gives each way's energy and pressure at
+2,000,000 particles after 300 steps (`--seed 4`; 400,000 where two
+members share each GPU), and each tree's wall seconds.
+
+{source([(run, "scaling.md"), (run, "base.md"), (run, "ways.txt"),
+         (run, "scaling_again.md"), (run, "base_again.md")],
+        H200X2, "2026-11-28",
+        "`python3 bench/scaling.py CLKIT --workload gas --size-option "
+        "particles --size 4000000 --devices cuda:0,cuda:1 --mpirun mpirun "
+        "--mpi-device cuda --equal-shares --repeat 3 -- --steps 1000 "
+        "--log-every 0`; `clkit run gas --particles 2000000 --steps 300 "
+        "--seed 4 --neighbors L --device cuda:0,cuda:1 --spread`, and "
+        "`mpirun -np 2` with `--device cuda`; `CLKIT_PEER=0`, "
+        "`CLKIT_IPC=0`")}
+
+{body}
+
+The tree before, in the same call:
+
+""" + "\n".join(base) + """
+
+| lists | way | energy | pressure | before (s) | after (s) | same |
+| --- | --- | ---: | ---: | ---: | ---: | --- |
+""" + "\n".join("| " + " | ".join(row) + " |" for row in rows) + """
+
+The two GPUs' efficiency again, in a second call on the same machine
+(the after tree first):
+
+| run | scaling | before | after |
+| --- | --- | ---: | ---: |
+""" + "\n".join(again_rows)
+
+
 def h100x2_pso_aco():
     run = "h100x2-2026-11-27-pso-aco"
     body = scaling_body(run)
@@ -1835,7 +1904,7 @@ SECTIONS = [
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step]),
-    ("2 NVIDIA H200", [h200x2_aco_engine]),
+    ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,

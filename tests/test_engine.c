@@ -66,6 +66,9 @@ typedef struct toy {
   double rows[ROWS][4];
   size_t row_count;
   int crossed_wrong;
+  /* The kind's own cut, where cut[0]: each member's cells. */
+  uint64_t cut[MAX_MEMBERS];
+  size_t cuts;
 } toy;
 
 /* ---- the cells --------------------------------------------------------- */
@@ -300,6 +303,16 @@ static ck_status toy_connect(void *self, ck__engine *engine) {
   return CK_OK;
 }
 
+/* The kind's own deal: member m holds t->cut[m] cells. */
+static ck_status toy_cut(void *self, ck__engine *engine, uint64_t *units) {
+  toy *t = self;
+  size_t first = ck__exchange_first(ck__engine_run(engine)->exchange);
+  for (size_t i = 0; i < ck__engine_local(engine); ++i)
+    units[i] = t->cut[first + i];
+  ++t->cuts;
+  return CK_OK;
+}
+
 static ck__engine_kind toy_kind(int mode) {
   ck__engine_kind kind = {.unit_name = "cells",
                           .granule = 1,
@@ -481,6 +494,99 @@ static const char *last_message(void) {
   return message;
 }
 
+/* Member m's slice as the engine keeps it and as its member saw it:
+ * t->cut's, one after another. */
+static void slices_cut(const toy *t, ck__engine *engine, const char *what) {
+  uint64_t first = 0, units = 0, at = 0;
+  size_t mine = ck__exchange_first(ck__engine_run(engine)->exchange);
+  for (size_t m = 0; m < ck__engine_members(engine); ++m) {
+    ck__engine_slice(engine, m, &first, &units);
+    CHECK_MSG(first == at && units == t->cut[m],
+              "%s: member %zu holds %llu from %llu", what, m,
+              (unsigned long long)units, (unsigned long long)first);
+    if (m >= mine && m - mine < ck__engine_local(engine))
+      CHECK(t->members[m - mine]->place.first == first &&
+            t->members[m - mine]->place.units == units);
+    at += units;
+  }
+}
+
+/* A run whose kind cuts the cells itself, made again with another cut
+ * after 4 steps and run from the start: it ends where one member ends. */
+static ck_status run_cut(toy *t, const ck_spread *spread, const uint64_t *again,
+                         ending *end) {
+  ck__engine *engine = NULL;
+  ck__engine_kind kind = toy_kind(t->mode);
+  kind.cut = toy_cut;
+  memset(end, 0, sizeof *end);
+  ck_status status = ck__engine_create(&kind, t, spread, CELLS, &engine);
+  if (status == CK_OK) {
+    slices_cut(t, engine, "cut");
+    status = ck__engine_step(engine, 1, 4);
+  }
+  if (status == CK_OK) {
+    memcpy(t->cut, again, sizeof t->cut);
+    t->set_ups = 0; /* connect checks that none is set up yet */
+    status = ck__engine_remake(engine);
+  }
+  if (status == CK_OK) {
+    slices_cut(t, engine, "cut again");
+    status = ck__engine_step(engine, 1, STEPS);
+  }
+  const void *got = NULL;
+  uint64_t index = 0;
+  if (status == CK_OK)
+    status = ck__engine_best(engine, &end->best, &index, &got);
+  for (size_t i = 0; status == CK_OK && i < ck__engine_local(engine); ++i) {
+    toy_member *m = t->members[i];
+    for (uint64_t c = 0; c < m->place.units; ++c) {
+      end->cells[m->place.first + c] = m->cells[c];
+      end->held[m->place.first + c] = 1;
+    }
+  }
+  end->index = (double)index;
+  size_t local = engine ? ck__engine_local(engine) : 0;
+  ck__engine_destroy(engine);
+  CHECK_MSG(status || t->teardowns == 2 * local, "%zu teardowns of %zu",
+            t->teardowns, local);
+  return status;
+}
+
+/* A kind's own cut and the members made again: their slices as cut,
+ * each member's cells where one member leaves them; a cut that does not
+ * sum to the run's cells is refused on every member. */
+static void cuts(void) {
+  static const uint64_t first_cut[MAX_MEMBERS] = {1, 7, 3},
+                        second_cut[MAX_MEMBERS] = {5, 1, 5},
+                        short_cut[MAX_MEMBERS] = {5, 1, 4};
+  toy t;
+  ending alone, spread;
+  ck_spread one = {.devices = devices, .device_count = 1};
+  ck_spread three = {.devices = devices, .device_count = 3};
+  toy_init(&t, LOCAL);
+  CHECK_OK(run(&t, &one, &alone));
+  toy_init(&t, LOCAL);
+  memcpy(t.cut, first_cut, sizeof t.cut);
+  CHECK_OK(run_cut(&t, &three, second_cut, &spread));
+  for (size_t c = 0; c < CELLS; ++c)
+    CHECK_MSG(spread.held[c] && spread.cells[c] == alone.cells[c],
+              "cut: cell %zu is %g, alone %g", c, spread.cells[c],
+              alone.cells[c]);
+  CHECK_MSG(spread.best == alone.best && spread.index == alone.index,
+            "cut: best %g at %g, alone %g at %g", spread.best, spread.index,
+            alone.best, alone.index);
+  CHECK_MSG(t.cuts == 2 && t.set_ups == 3 && t.crossed_wrong == 0,
+            "cut: %zu cuts, %zu set-ups", t.cuts, t.set_ups);
+  /* Cut again short of the cells: refused on every member, each torn
+   * down once, before the cut. */
+  toy_init(&t, LOCAL);
+  memcpy(t.cut, first_cut, sizeof t.cut);
+  CHECK(run_cut(&t, &three, short_cut, &spread) == CK_ERROR_MISMATCH);
+  CHECK_MSG(strcmp(last_message(), "the members hold 10 cells, not 11") == 0,
+            "\"%s\"", last_message());
+  CHECK_MSG(t.teardowns == 3, "%zu teardowns", t.teardowns);
+}
+
 /* The first failure ends the run on every member, with its message;
  * a member alone's message is its own. */
 static void failures(void) {
@@ -584,5 +690,6 @@ int main(int argc, char **argv) {
   spreads(STENCIL);
   spreads(LOCAL);
   failures();
+  cuts();
   return CHECK_DONE();
 }

@@ -26,6 +26,7 @@ struct ck__engine {
   double *shares;
   ck_spread spread;
   size_t members, first; /* in the run, and this process's first */
+  uint64_t total;        /* the units dealt */
   int alone;             /* the run's one member */
   uint64_t (*slices)[2]; /* every member's first unit and units */
   ck__engine_member *local;
@@ -497,14 +498,51 @@ fail:
   return status;
 }
 
+/* The kind's own deal: every member's slice from the counts it cut,
+ * one after another in member order. */
+static ck_status deal_cut(ck__engine *engine, uint64_t total) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = &engine->run;
+  uint64_t units[CK_SPREAD_MAX_LOCAL] = {0};
+  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  uint64_t *cut = calloc(engine->members, sizeof *cut);
+  status = cut ? engine->kind.cut(engine->self, engine, units)
+               : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(ck__engine_agree(engine, status));
+  for (size_t i = 0; i < run->local; ++i)
+    pieces[i] = &units[i];
+  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof units[0], cut));
+  uint64_t dealt = 0;
+  for (size_t m = 0; m < engine->members; ++m) {
+    engine->slices[m][0] = dealt;
+    engine->slices[m][1] = cut[m];
+    dealt += cut[m];
+  }
+  /* Every process judges the same counts alike. */
+  if (dealt != total)
+    CK_FAIL(CK_ERROR_MISMATCH, "the members hold %llu %s, not %llu",
+            (unsigned long long)dealt, engine->kind.unit_name,
+            (unsigned long long)total);
+  for (size_t i = 0; i < run->local; ++i) {
+    run->first[i] = engine->slices[engine->first + i][0];
+    run->units[i] = engine->slices[engine->first + i][1];
+    engine->local[i] = describe(engine, i, run->first[i], run->units[i], total);
+  }
+  run->total = total;
+fail:
+  free(cut);
+  return status;
+}
+
 /* The probe (several members without shares, units enough for one
- * each), the deal, and the halos' room. */
+ * each), the deal (or the kind's cut), and the halos' room. */
 static ck_status deal_first(ck__engine *engine, uint64_t total) {
   ck_status status = CK_OK;
   ck__spread_run *run = &engine->run;
   probe_call *call = NULL;
-  if (!engine->spread.shares && !engine->alone && engine->kind.probe &&
-      total >= engine->members) {
+  engine->total = total;
+  if (!engine->kind.cut && !engine->spread.shares && !engine->alone &&
+      engine->kind.probe && total >= engine->members) {
     call = calloc(1, sizeof *call);
     CK_TRY(ck__engine_agree(
         engine,
@@ -513,7 +551,9 @@ static ck_status deal_first(ck__engine *engine, uint64_t total) {
     status = probe(engine, total, call);
   }
   if (status == CK_OK)
-    status = ck__engine_deal(engine, total, call ? call->speeds : NULL);
+    status = engine->kind.cut
+                 ? deal_cut(engine, total)
+                 : ck__engine_deal(engine, total, call ? call->speeds : NULL);
   free(call);
   call = NULL;
   CK_TRY(status);
@@ -555,13 +595,13 @@ fail:
   return status;
 }
 
-ck_status ck__engine_populate(ck__engine *engine, uint64_t total) {
+/* Allocate on every member, connect, set_up; several members then
+ * exchange once. A member too large for its device is known before any
+ * member builds its kernels and makes its state, which can take many
+ * seconds. */
+static ck_status make_members(ck__engine *engine) {
   ck_status status = CK_OK;
-  assert(engine && !engine->made);
-  assert(engine->kind.halo[0] + engine->kind.halo[1] < total);
-  CK_TRY(deal_first(engine, total));
-  /* A member too large for its device is known before any member builds
-   * its kernels and makes its state, which can take many seconds. */
+  assert(!engine->made);
   engine->made = 1;
   CK_TRY(ck__engine_each(engine, allocate_phase, engine));
   if (engine->kind.connect)
@@ -572,6 +612,32 @@ ck_status ck__engine_populate(ck__engine *engine, uint64_t total) {
     CK_TRY(exchange(engine, 0, 0));
     CK_TRY(ck__engine_agree(engine, CK_OK));
   }
+fail:
+  return status;
+}
+
+ck_status ck__engine_populate(ck__engine *engine, uint64_t total) {
+  ck_status status = CK_OK;
+  assert(engine && !engine->made);
+  assert(engine->kind.halo[0] + engine->kind.halo[1] < total);
+  CK_TRY(deal_first(engine, total));
+  CK_TRY(make_members(engine));
+fail:
+  return status;
+}
+
+ck_status ck__engine_remake(ck__engine *engine) {
+  ck_status status = CK_OK;
+  assert(engine && engine->made && engine->pending == CK_OK);
+  ck__spread_run *run = &engine->run;
+  for (size_t i = 0; i < run->local; ++i) {
+    engine->kind.teardown(engine->self, i);
+    run->queues[i] = NULL;
+  }
+  engine->made = 0;
+  if (engine->kind.cut)
+    CK_TRY(deal_cut(engine, engine->total));
+  CK_TRY(make_members(engine));
 fail:
   return status;
 }

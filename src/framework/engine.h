@@ -18,9 +18,9 @@
  *
  * A run, step by step:
  * - ck__engine_create: the members' probe (several members, no shares),
- *   the deal, allocate on every member, then (all agreeing that they
- *   fit) connect and set_up; several members then post and exchange
- *   once.
+ *   the deal (or the kind's cut), allocate on every member, then (all
+ *   agreeing that they fit) connect and set_up; several members then post
+ *   and exchange once. ck__engine_remake makes them again.
  * - ck__engine_step: rounds of kind.round steps (1 where NULL); one
  *   round spans the whole step where the run has one member. Before a
  *   round of several members the halos pass; in the round each member
@@ -57,11 +57,14 @@
  *   partitioning gathered and broadcast between them. Colonies
  *   (--spread-colonies K): every K iterations, colonies whose best is
  *   longer adopt the best.
- * - Gas: units particles, dealt by space into slabs (or a grid's boxes)
- *   that the workload cuts in its allocate. Ghosts are halos of varying
- *   counts and leavers go to their new owners: both are cross
- *   (ck__exchange_pass, ck__exchange_route). A rebuild that any member
- *   needs is a sum; the energies and pressure are sums. No best.
+ * - Gas (src/gas/gas_spread_deal.c): units particles, dealt by space
+ *   into slabs (or a grid's boxes) by the kind's cut; allocate makes a
+ *   member's state for its slab, set_up fills it. Its steps are phases
+ *   through ck__engine_each: ghosts and leavers cross between them
+ *   (ck__exchange_pass, ck__exchange_route, or device to device), and a
+ *   rebuild that any member needs, the energies and the pressure are
+ *   sums. Cutting again by the members' speeds remakes them
+ *   (ck__engine_remake). No best, no halo of the engine's.
  */
 #ifndef CK_FRAMEWORK_ENGINE_H
 #define CK_FRAMEWORK_ENGINE_H
@@ -142,6 +145,11 @@ typedef struct ck__engine_kind {
   /* Members may share a device, each with a queue and memory of its own
    * there (ck__spread_begin_shared). */
   int shares_devices;
+  /* Optional: deals the units itself, in place of the shares and the
+   * probe (a gas's particles, by space): units[i], local member i's
+   * count, in member order over every process, summing to the run's
+   * total (a member may hold none). Collective; its status is agreed. */
+  ck_status (*cut)(void *self, ck__engine *engine, uint64_t *units);
   /* (member) Optional: units a second on a trial member of an equal
    * share, whose time is not the run's; NULL: dealt equally. */
   ck_status (*probe)(void *self, const ck__engine_member *trial,
@@ -211,6 +219,12 @@ ck_status ck__engine_deal(ck__engine *engine, uint64_t total,
 ck_status ck__engine_open(const ck__engine_kind *kind, void *self,
                           const ck_spread *spread, ck__engine **made);
 ck_status ck__engine_populate(ck__engine *engine, uint64_t total);
+
+/* Tears every member down and makes it again: the kind's cut again
+ * (else the slices as they are), then allocate, connect and set_up, as
+ * ck__engine_populate does. After a failure, destroy the engine.
+ * Collective. */
+ck_status ck__engine_remake(ck__engine *engine);
 
 /* count steps from step `first`, in rounds (see above). Collective. */
 ck_status ck__engine_step(ck__engine *engine, uint64_t first, uint64_t count);

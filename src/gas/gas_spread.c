@@ -64,7 +64,7 @@ static ck_status run_phase(void *context, size_t i) {
 
 ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase) {
   phase_call call = {s, phase};
-  return ck__spread_each(&s->run, run_phase, &call);
+  return ck__engine_each(s->engine, run_phase, &call);
 }
 
 /* What each member put in send[side]: to the next member (side NEXT)
@@ -77,7 +77,7 @@ static ck_status pass_both(ck__gas_spread *s, size_t item) {
   size_t counts[CK_SPREAD_MAX_LOCAL], to[CK_SPREAD_MAX_LOCAL],
       from[CK_SPREAD_MAX_LOCAL];
   for (int side = 0; side < 2; ++side) {
-    for (size_t i = 0; i < s->run.local; ++i) {
+    for (size_t i = 0; i < s->run->local; ++i) {
       member *m = &s->members[i];
       send[i] = m->send[side];
       counts[i] = m->sends[side];
@@ -87,10 +87,10 @@ static ck_status pass_both(ck__gas_spread *s, size_t item) {
     }
     ck__exchange_buffer *received = s->from[side == NEXT ? PREVIOUS : NEXT];
     if (s->stages == 1)
-      CK_TRY(ck__exchange_pass(s->run.exchange, side == NEXT, item, send,
+      CK_TRY(ck__exchange_pass(s->run->exchange, side == NEXT, item, send,
                                counts, received));
     else
-      CK_TRY(ck__exchange_route(s->run.exchange, item, send, counts, to, from,
+      CK_TRY(ck__exchange_route(s->run->exchange, item, send, counts, to, from,
                                 received));
   }
 fail:
@@ -102,7 +102,7 @@ fail:
  * toward (the previous member's toward its next, and back). */
 member *ck__gas_spread_sender_of(ck__gas_spread *s, size_t i, int from,
                                  int *side) {
-  size_t n = s->run.local;
+  size_t n = s->run->local;
   *side = from == PREVIOUS ? NEXT : PREVIOUS;
   return &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
 }
@@ -192,7 +192,7 @@ static size_t incoming(const ck__gas_spread *s, const member *m) {
  * member made again keeps what it left there. */
 static ck_status forward(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  size_t n = s->run.local;
+  size_t n = s->run->local;
   for (size_t i = 0; i < n; ++i) {
     member *m = &s->members[i];
     for (int from = 0, side; from < 2; ++from) {
@@ -201,7 +201,7 @@ static ck_status forward(ck__gas_spread *s) {
         STAGE(m)->incoming[kind][from] = STAGE(sender)->posted[kind][side];
     }
     CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), 0));
-    s->run.queues[i] = ck__gas_member_queue(m->gas);
+    s->run->queues[i] = ck__gas_member_queue(m->gas);
   }
   for (size_t i = 0; i < n; ++i) {
     member *m = &s->members[i];
@@ -227,7 +227,7 @@ ck_status ck__gas_spread_deliver(ck__gas_spread *s, int ghost) {
   if (s->on_devices)
     return forward(s);
   CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
-  for (size_t i = 0; i < s->run.local; ++i)
+  for (size_t i = 0; i < s->run->local; ++i)
     for (int from = 0; from < 2; ++from) {
       axis_link *l = STAGE(&s->members[i]);
       l->incoming[ghost][from] = (uint32_t)s->from[from][i].count;
@@ -251,7 +251,7 @@ static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip,
       if (s->from[from][i].data)
         in[from] = (const unsigned char *)s->from[from][i].data + skip;
     CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), base));
-    s->run.queues[i] = ck__gas_member_queue(m->gas);
+    s->run->queues[i] = ck__gas_member_queue(m->gas);
   }
   /* A stray is read back with the stage and the inbox word it came by. */
   m->stray_base = base << 1 | (uint32_t)s->stage;
@@ -449,7 +449,7 @@ fail:
  * sender's packed exports (the member's own, alone in a periodic box). */
 static ck_status pass_on_devices(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  size_t n = s->run.local;
+  size_t n = s->run->local;
   for (size_t i = 0; i < n; ++i) {
     member *m = &s->members[i];
     size_t first = 0;
@@ -504,9 +504,9 @@ static ck_status check_census(ck__gas_spread *s) {
   uint64_t *all = calloc(3 * s->total, sizeof *all);
   CK_TRY(ck__gas_spread_agree(
       s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
-  for (size_t i = 0; i < s->run.local; ++i)
+  for (size_t i = 0; i < s->run->local; ++i)
     pieces[i] = s->census_of[i];
-  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof s->census_of[0],
+  CK_TRY(ck__exchange_gather(s->run->exchange, pieces, sizeof s->census_of[0],
                              all));
   uint64_t sum[3] = {0, 0, 0};
   for (size_t m = 0; m < s->total; ++m)
@@ -533,9 +533,9 @@ static ck_status all_sums(ck__gas_spread *s, int census, double sums[6]) {
   CK_TRY(ck__gas_spread_each(s, observe_member));
   if (census)
     CK_TRY(check_census(s));
-  for (size_t i = 0; i < s->run.local; ++i)
+  for (size_t i = 0; i < s->run->local; ++i)
     rows[i] = s->sums_of[i];
-  CK_TRY(ck__exchange_sum(s->run.exchange, rows, sums, 6));
+  CK_TRY(ck__exchange_sum(s->run->exchange, rows, sums, 6));
 fail:
   return status;
 }
@@ -727,11 +727,11 @@ ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
   CK_TRY(ck__gas_spread_each(s, drift_and_pack));
   double moved[CK_SPREAD_MAX_LOCAL], anyone = 0;
   const double *rows[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < s->run.local; ++i) {
+  for (size_t i = 0; i < s->run->local; ++i) {
     moved[i] = s->members[i].flags[0] != 0;
     rows[i] = &moved[i];
   }
-  CK_TRY(ck__exchange_sum(s->run.exchange, rows, &anyone, 1));
+  CK_TRY(ck__exchange_sum(s->run->exchange, rows, &anyone, 1));
   *rebuilt = anyone > 0;
   s->phase_step = step;
   s->phase_energy = last;
@@ -769,30 +769,19 @@ fail:
 /* ---- the rest ------------------------------------------------------------ */
 
 ck_status ck__gas_spread_agree(ck__gas_spread *s, ck_status status) {
-  char message[512] = "";
-  const char *last = NULL;
-  if (status) {
-    ck_error_get_last(&last);
-    snprintf(message, sizeof message, "%s", last ? last : "");
-  }
-  ck_status statuses[CK_SPREAD_MAX_LOCAL] = {status};
-  ck_status agreed = ck__exchange_agree(s->run.exchange, statuses);
-  /* The process that failed keeps its message as it was. */
-  if (agreed && status)
-    return ck__fail(status, "%s", message);
-  return agreed;
+  return ck__engine_agree(s->engine, status);
 }
 
 ck_status ck__gas_spread_broadcast(ck__gas_spread *s, void *data, size_t size) {
-  return ck__exchange_broadcast(s->run.exchange, 0, data, size);
+  return ck__exchange_broadcast(s->run->exchange, 0, data, size);
 }
 
 ck_gas *ck__gas_spread_member(ck__gas_spread *s, size_t i) {
-  return i < s->run.local ? s->members[i].gas : NULL;
+  return i < s->run->local ? s->members[i].gas : NULL;
 }
 
 int ck__gas_spread_rank(const ck__gas_spread *s) {
-  return s ? ck__exchange_rank(s->run.exchange) : 0;
+  return s ? ck__exchange_rank(s->run->exchange) : 0;
 }
 
 int ck__gas_spread_strips(const ck__gas_spread *s) {
@@ -801,40 +790,40 @@ int ck__gas_spread_strips(const ck__gas_spread *s) {
 
 ck_status ck__gas_spread_finish(ck__gas_spread *s, double *kernel_s) {
   ck_status status = CK_OK;
-  for (size_t i = 0; i < s->run.local; ++i)
-    if (s->run.queues[i])
-      CK_TRY(ck_queue_finish(s->run.queues[i]));
+  for (size_t i = 0; i < s->run->local; ++i)
+    if (s->run->queues[i])
+      CK_TRY(ck_queue_finish(s->run->queues[i]));
   if (kernel_s)
-    *kernel_s = ck__spread_kernel_seconds(&s->run);
+    *kernel_s = ck__spread_kernel_seconds(s->run);
 fail:
   return status;
 }
 
 ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
   /* A grid's boxes: x, then y. */
-  s->run.slab_axis = s->stages > 1 ? 2 : s->axis;
-  for (size_t i = 0; i < s->run.local; ++i) {
+  s->run->slab_axis = s->stages > 1 ? 2 : s->axis;
+  for (size_t i = 0; i < s->run->local; ++i) {
     const member *m = &s->members[i];
-    s->run.units[i] = m->own;
-    s->run.bytes_sent[i] = m->bytes;
-    s->run.slab[i][0] = m->link[0].lo;
-    s->run.slab[i][1] = m->link[0].hi;
-    s->run.slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;
-    s->run.slab[i][3] = s->stages > 1 ? m->link[1].hi : NAN;
+    s->run->units[i] = m->own;
+    s->run->bytes_sent[i] = m->bytes;
+    s->run->slab[i][0] = m->link[0].lo;
+    s->run->slab[i][1] = m->link[0].hi;
+    s->run->slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;
+    s->run->slab[i][3] = s->stages > 1 ? m->link[1].hi : NAN;
   }
-  s->run.total = s->config.particles;
-  return ck__spread_report(&s->run, result);
+  s->run->total = s->config.particles;
+  return ck__spread_report(s->run, result);
 }
 
 void ck__gas_spread_destroy(ck__gas_spread *s) {
   if (!s)
     return;
-  for (size_t i = 0; s->members && i < s->run.local; ++i) {
-    member *m = &s->members[i];
-    ck_gas_destroy(m->gas);
+  /* The members torn down (gas_teardown) and the exchange ended first. */
+  size_t local = s->run ? s->run->local : 0;
+  ck__engine_destroy(s->engine);
+  for (size_t i = 0; s->members && i < local; ++i)
     for (int side = 0; side < 2; ++side)
-      free(m->out[side].data);
-  }
+      free(s->members[i].out[side].data);
   for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
     for (int side = 0; side < 2; ++side)
       free(s->from[side][i].data);
@@ -852,6 +841,5 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
   free(s->weights);
   free(s->bounds);
   free(s->bounds_y);
-  ck__spread_end(&s->run);
   free(s);
 }

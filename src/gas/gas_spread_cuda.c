@@ -26,7 +26,7 @@ ck_status ck__gas_spread_mirror_make(ck__gas_spread *s, int side,
   size_t words =
       MIRROR_CONTROL_WORDS + 2 * (size_t)CK_GAS_PACKED_WORDS * (size_t)capacity;
   if (!s->mirror_queue)
-    CK_TRY(ck_queue_create(&s->devices[0], &s->mirror_queue));
+    CK_TRY(ck_queue_create(&s->run->devices[0], &s->mirror_queue));
   if (!s->mirror[side] || s->mirror_capacity[side] < capacity) {
     ck_buffer_destroy(s->mirror[side]);
     s->mirror[side] = NULL;
@@ -97,8 +97,9 @@ ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity) {
   }
   for (size_t k = 0; k < n; ++k)
     m->bytes += sends[k].bytes;
-  return ck__exchange_member_swap(
-      s->run.exchange, 0, ck__cuda_stream(state->queue), sends, n, receives, n);
+  return ck__exchange_member_swap(s->run->exchange, 0,
+                                  ck__cuda_stream(state->queue), sends, n,
+                                  receives, n);
 }
 
 /* Whether every process's NCCL can swap (collective, once the members'
@@ -108,7 +109,7 @@ ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity) {
 ck_status ck__gas_spread_nccl_decide(ck__gas_spread *s) {
   ck_status status = CK_OK, made = CK_OK;
   int swaps = 0;
-  CK_TRY(ck__exchange_swaps(s->run.exchange, s->run.queues, &swaps));
+  CK_TRY(ck__exchange_swaps(s->run->exchange, s->run->queues, &swaps));
   if (!swaps) {
     s->between = s->by_nccl = 0;
     return CK_OK;
@@ -125,15 +126,16 @@ ck_status ck__gas_spread_nccl_decide(ck__gas_spread *s) {
   for (int k = 0; k < 2; ++k)
     control_pieces(s, state, neighbor, k == 0 ? NEXT : PREVIOUS,
                    k == 0 ? PREVIOUS : NEXT, &sends[k], &receives[k]);
-  made = ck__exchange_member_swap(
-      s->run.exchange, 0, ck__cuda_stream(state->queue), sends, 2, receives, 2);
+  made = ck__exchange_member_swap(s->run->exchange, 0,
+                                  ck__cuda_stream(state->queue), sends, 2,
+                                  receives, 2);
   /* Where a process could not post it, the others' calls in flight end
    * with the abort. */
   status = ck__gas_spread_agree(s, made);
   if (status == CK_OK)
     status = ck__gas_spread_agree(s, ck_queue_finish(state->queue));
   if (status != CK_OK)
-    ck__exchange_abort_devices(s->run.exchange);
+    ck__exchange_abort_devices(s->run->exchange);
 fail:
   return status;
 }

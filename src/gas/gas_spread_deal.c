@@ -41,39 +41,6 @@ ck_status ck__gas_spread_check(const ck_gas_config *config) {
   return CK_OK;
 }
 
-ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
-  ck_status status = CK_OK;
-  ck__gas_spread *s = calloc(1, sizeof *s);
-  *made = NULL;
-  if (!s)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__spread_begin_shared(spread, "particles", &s->run));
-  ck__spread_run *run = &s->run;
-  memcpy(s->devices, spread->devices, run->local * sizeof *s->devices);
-  run->devices = s->devices;
-  s->total = ck__exchange_members(run->exchange);
-  s->members = calloc(run->local, sizeof *s->members);
-  s->weights = calloc(s->total, sizeof *s->weights);
-  s->bounds = calloc(s->total + 1, sizeof *s->bounds);
-  s->bounds_y = calloc(s->total + 1, sizeof *s->bounds_y);
-  if (!s->members || !s->weights || !s->bounds || !s->bounds_y)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  /* The shares, else equal: each slab holds its share of the particles. */
-  ck__spread_fractions(spread->shares, s->total, s->weights);
-  s->balancing = !spread->shares && s->total > 1;
-  s->room_for_tests = (uint32_t)ck__test_value(CK__TEST_GAS_ROOM);
-  size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
-  s->tiers_forced = tiers_from != 0;
-  s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
-  /* Copies into each member from both neighbours, where it can. */
-  CK_TRY(ck__spread_peers_open(&s->run, 2, s->peers));
-  *made = s;
-  return CK_OK;
-fail:
-  ck__gas_spread_destroy(s);
-  return status;
-}
-
 /* A coordinate into [0, side) (periodic). */
 static double wrap(double x, double side) {
   if (x >= side || x < 0)
@@ -352,7 +319,7 @@ static void place_along(const ck__gas_spread *s, axis_link *l, int a,
  * grid's member m is column m % columns of row m / columns. */
 static void place_member(ck__gas_spread *s, member *m, size_t i) {
   size_t columns = s->grid[0];
-  m->index = ck__exchange_first(s->run.exchange) + i;
+  m->index = ck__exchange_first(s->run->exchange) + i;
   m->stray = CK_GAS_NO_STRAY;
   m->stray_base = 0;
   place_along(s, &m->link[0], 0, m->index, m->index % columns, columns, 1);
@@ -368,8 +335,8 @@ static int walls_along(const ck__gas_spread *s, size_t at, size_t count) {
 }
 
 /* Member i's device state, made to hold its particles and ghosts. */
-static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
-                             size_t own) {
+static ck_status make_member(ck__gas_spread *s, member *m, size_t i, size_t own,
+                             ck_queue **queue) {
   ck_gas_config c = s->config;
   int grid = s->stages > 1;
   size_t columns = s->grid[0];
@@ -404,10 +371,10 @@ static ck_status make_member(ck__gas_spread *s, member *m, size_t i,
   int tiers =
       !grid && devices && s->config.particles / s->total >= s->tiers_from;
   ck_status status =
-      ck__gas_member_make(&s->devices[i], &c, s->forms, (uint32_t)messages,
+      ck__gas_member_make(&s->run->devices[i], &c, s->forms, (uint32_t)messages,
                           walls_x, walls_y, tiers, 0, &m->gas);
   if (status == CK_OK)
-    s->run.queues[i] = ck__gas_member_queue(m->gas);
+    *queue = ck__gas_member_queue(m->gas);
   return status;
 }
 
@@ -420,16 +387,17 @@ static int holds(const ck__gas_spread *s, const member *m, double u, double v) {
   return s->stages == 1 || (v >= y->lo && (v < y->hi || y->hi >= across(s)));
 }
 
-/* Member i's slab, and its device state for the particles in it, its
- * memory taken but its programs not built yet. */
-static ck_status make_slab(ck__gas_spread *s, member *m, size_t i,
-                           const double *positions) {
+/* Member i's slab and the particles in it, counted (a phase). */
+static ck_status count_slab(void *context, size_t i) {
+  ck__gas_spread *s = context;
+  member *m = &s->members[i];
+  const double *positions = s->deal_positions;
   place_member(s, m, i);
   m->own = 0;
   for (size_t k = 0; k < s->config.particles; ++k)
     m->own += holds(s, m, coordinate(s, positions, k, 0),
                     coordinate(s, positions, k, 1));
-  return make_member(s, m, i, m->own);
+  return CK_OK;
 }
 
 /* Member i's programs, then its own particles from the whole run's, in
@@ -459,7 +427,7 @@ static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
     reals[4 * at + 3] = (float)velocities[2 * k + 1 - (size_t)a];
     ++at;
   }
-  assert(at == own); /* make_slab counted them with the same test */
+  assert(at == own); /* count_slab counted them with the same test */
   CK_TRY(ck__gas_member_append(m->gas, own, words, reals, 4, 0));
 fail:
   return status;
@@ -472,34 +440,99 @@ static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
   return ck__gas_spread_take_exports(s, m, i);
 }
 
-/* The run's particles dealt to slabs cut by the weights: each member's
- * own, then its first ghosts and forces. */
-typedef struct deal_call {
-  ck__gas_spread *spread;
-  const double *positions, *velocities;
-  int fill; /* 0: make the slabs' states; 1: build them and fill them */
-} deal_call;
+/* ---- the engine's table --------------------------------------------------
+ *
+ * The engine makes the members: the cut deals the particles by space,
+ * allocate makes a member's device state for its slab (its memory taken,
+ * its programs not built yet), set_up builds it and fills it. The
+ * members agree that all of their states fit before any builds its
+ * programs (which can take seconds): a member too small for its slab is
+ * reported at once.
+ */
 
-static ck_status deal_member(void *context, size_t i) {
-  const deal_call *call = context;
-  ck__gas_spread *s = call->spread;
-  if (!call->fill)
-    return make_slab(s, &s->members[i], i, call->positions);
-  return take_particles(s, &s->members[i], i, call->positions,
-                        call->velocities);
+/* The box cut by the weights; each member's particles counted. */
+static ck_status gas_cut(void *self, ck__engine *engine, uint64_t *units) {
+  ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  CK_TRY(ck__engine_agree(engine, cut_box(s, s->deal_positions)));
+  CK_TRY(ck__engine_each(engine, count_slab, s));
+  for (size_t i = 0; i < s->run->local; ++i)
+    units[i] = s->members[i].own;
+fail:
+  return status;
 }
 
-/* The members agree that all of their states fit before any builds its
- * programs (which can take seconds): a member too small for its slab is
- * reported at once. */
-static ck_status deal(ck__gas_spread *s, const double *positions,
-                      const double *velocities) {
+static ck_status gas_allocate(void *self, const ck__engine_member *member,
+                              ck_queue **queue) {
+  ck__gas_spread *s = self;
+  size_t i = member->index;
+  return make_member(s, &s->members[i], i, (size_t)member->units, queue);
+}
+
+static ck_status gas_set_up(void *self, size_t i) {
+  ck__gas_spread *s = self;
+  return take_particles(s, &s->members[i], i, s->deal_positions,
+                        s->deal_velocities);
+}
+
+static void gas_teardown(void *self, size_t i) {
+  ck__gas_spread *s = self;
+  ck_gas_destroy(s->members[i].gas);
+  s->members[i].gas = NULL;
+}
+
+static const ck__engine_kind gas_kind = {.unit_name = "particles",
+                                         .granule = 1,
+                                         .shares_devices = 1,
+                                         .cut = gas_cut,
+                                         .allocate = gas_allocate,
+                                         .set_up = gas_set_up,
+                                         .teardown = gas_teardown};
+
+ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck_status status = CK_OK;
-  deal_call call = {s, positions, velocities, 0};
-  CK_TRY(cut_box(s, positions));
-  CK_TRY(ck__spread_each(&s->run, deal_member, &call));
-  call.fill = 1;
-  CK_TRY(ck__spread_each(&s->run, deal_member, &call));
+  ck__gas_spread *s = calloc(1, sizeof *s);
+  *made = NULL;
+  if (!s)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(ck__engine_open(&gas_kind, s, spread, &s->engine));
+  s->run = ck__engine_run(s->engine);
+  s->total = ck__engine_members(s->engine);
+  s->members = calloc(s->run->local, sizeof *s->members);
+  s->weights = calloc(s->total, sizeof *s->weights);
+  s->bounds = calloc(s->total + 1, sizeof *s->bounds);
+  s->bounds_y = calloc(s->total + 1, sizeof *s->bounds_y);
+  CK_TRY(ck__engine_agree(
+      s->engine, s->members && s->weights && s->bounds && s->bounds_y
+                     ? CK_OK
+                     : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
+  /* The shares, else equal: each slab holds its share of the particles. */
+  ck__spread_fractions(spread->shares, s->total, s->weights);
+  s->balancing = !spread->shares && s->total > 1;
+  s->room_for_tests = (uint32_t)ck__test_value(CK__TEST_GAS_ROOM);
+  size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
+  s->tiers_forced = tiers_from != 0;
+  s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
+  /* Copies into each member from both neighbours, where it can. */
+  CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
+  *made = s;
+  return CK_OK;
+fail:
+  ck__gas_spread_destroy(s);
+  return status;
+}
+
+/* The run's particles dealt to slabs cut by the weights, the members made
+ * (again, where made), then their first ghosts and forces. */
+static ck_status deal(ck__gas_spread *s, const double *positions,
+                      const double *velocities, int again) {
+  ck_status status = CK_OK;
+  s->deal_positions = positions;
+  s->deal_velocities = velocities;
+  status = again ? ck__engine_remake(s->engine)
+                 : ck__engine_populate(s->engine, s->config.particles);
+  s->deal_positions = s->deal_velocities = NULL;
+  CK_TRY(status);
   s->resident_ready = 0;
   s->ipc_generation += 1; /* every member made anew */
   if (s->config.neighbors == CK_GAS_CELLS) {
@@ -540,18 +573,19 @@ static ck_status alike_decide(ck__gas_spread *s) {
   if (!s->balancing)
     return CK_OK; /* alike on every process: the shares are the run's */
   memset(mine, 0, sizeof mine);
-  for (size_t i = 0; i < s->run.local; ++i) {
-    const ck_device *device = &s->devices[i];
+  for (size_t i = 0; i < s->run->local; ++i) {
+    const ck_device *device = &s->run->devices[i];
     mine[i].backend = (int)device->backend;
     mine[i].compute_units = device->compute_units;
     mine[i].clock_mhz = device->clock_mhz;
-    snprintf(mine[i].name, sizeof mine[i].name, "%s", device->name);
+    snprintf(mine[i].name, sizeof mine[i].name, "%.*s",
+             (int)sizeof mine[i].name - 1, device->name);
     pieces[i] = &mine[i];
   }
   all = calloc(s->total, sizeof mine[0]);
   CK_TRY(ck__gas_spread_agree(
       s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
-  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine[0], all));
+  CK_TRY(ck__exchange_gather(s->run->exchange, pieces, sizeof mine[0], all));
   int alike = 1;
   for (size_t m = 1; m < s->total; ++m)
     alike = alike && memcmp(&all[m], &all[0], sizeof all[0]) == 0;
@@ -573,12 +607,12 @@ ck_status ck__gas_spread_balance(ck__gas_spread *s) {
   double *positions = NULL, *velocities = NULL;
   CK_TRY(ck__gas_spread_agree(
       s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
-  for (size_t i = 0; i < s->run.local; ++i) {
+  for (size_t i = 0; i < s->run->local; ++i) {
     mine[i][0] = (double)s->members[i].own;
-    mine[i][1] = s->run.compute_s[i] - s->measured_from[i];
+    mine[i][1] = s->run->compute_s[i] - s->measured_from[i];
     pieces[i] = mine[i];
   }
-  CK_TRY(ck__exchange_gather(s->run.exchange, pieces, sizeof mine[0], all));
+  CK_TRY(ck__exchange_gather(s->run->exchange, pieces, sizeof mine[0], all));
   double seconds = 0, slowest = 0, speed = 0;
   for (size_t m = 0; m < s->total; ++m) {
     seconds += all[2 * m + 1];
@@ -605,13 +639,7 @@ ck_status ck__gas_spread_balance(ck__gas_spread *s) {
              : ck__fail(CK_ERROR_OUT_OF_MEMORY,
                         "out of memory for %zu particles", n)));
   CK_TRY(ck__gas_spread_particles(s, positions, velocities, NULL, NULL, NULL));
-  for (size_t i = 0; i < s->run.local; ++i) {
-    member *m = &s->members[i];
-    ck_gas_destroy(m->gas);
-    m->gas = NULL;
-    s->run.queues[i] = NULL;
-  }
-  CK_TRY(deal(s, positions, velocities));
+  CK_TRY(deal(s, positions, velocities, 1));
 fail:
   free(all);
   free(positions);
@@ -624,7 +652,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
                                const double *positions,
                                const double *velocities) {
   ck_status status = CK_OK;
-  ck__spread_run *run = &s->run;
+  ck__spread_run *run = s->run;
   s->config = *config;
   s->config.xyz_path = NULL;
   s->forms = forms;
@@ -650,7 +678,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
     s->census[1] += k;
     s->census[2] += ck_gas_id_hash((uint32_t)k);
   }
-  CK_TRY(deal(s, positions, velocities));
+  CK_TRY(deal(s, positions, velocities, 0));
   if (s->by_nccl)
     CK_TRY(ck__gas_spread_nccl_decide(s));
   run->total = config->particles;
@@ -696,16 +724,25 @@ static void write_records(const ck__gas_spread *s, member *m, size_t own,
   }
 }
 
+/* The fields a read asks for: positions, velocities, forces, then
+ * energies and virials (NULL: not asked); each record's doubles, and
+ * each local member's count of records. */
+typedef struct records_call {
+  ck__gas_spread *spread;
+  double *const *pairs, *const *singles;
+  size_t fields;
+  size_t *counts;
+} records_call;
+
 /* Member i's own particles, the fields asked for read from its device and
- * written as records of `fields` doubles into its m->out[0]; *own their
- * count. */
-static ck_status member_records(ck__gas_spread *s, size_t i,
-                                double *const pairs[3],
-                                double *const singles[2], size_t fields,
-                                size_t *own) {
+ * written as records into its m->out[0] (a phase). */
+static ck_status member_records(void *context, size_t i) {
   ck_status status = CK_OK;
+  const records_call *call = context;
+  ck__gas_spread *s = call->spread;
+  double *const *pairs = call->pairs, *const *singles = call->singles;
   member *m = &s->members[i];
-  size_t slots = ck__gas_member_slots(m->gas);
+  size_t slots = ck__gas_member_slots(m->gas), *own = &call->counts[i];
   float *read = malloc((slots ? slots : 1) * 8 * sizeof *read);
   if (!read)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -715,7 +752,8 @@ static ck_status member_records(ck__gas_spread *s, size_t i,
       pairs[1] ? read + 2 * slots : NULL, pairs[2] ? read + 4 * slots : NULL,
       singles[0] ? read + 6 * slots : NULL,
       singles[1] ? read + 7 * slots : NULL));
-  CK_TRY(ck__exchange_buffer_hold(&m->out[0], fields * sizeof(double), *own));
+  CK_TRY(ck__exchange_buffer_hold(&m->out[0], call->fields * sizeof(double),
+                                  *own));
   write_records(s, m, *own, s->words[i].data, read, slots, pairs, singles);
 fail:
   free(read);
@@ -737,15 +775,11 @@ ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
     fields += singles[q] ? 1 : 0;
   const void *send[CK_SPREAD_MAX_LOCAL];
   size_t counts[CK_SPREAD_MAX_LOCAL];
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < s->run.local; ++i) {
-    size_t own = 0;
-    statuses[i] = member_records(s, i, pairs, singles, fields, &own);
+  records_call call = {s, pairs, singles, fields, counts};
+  CK_TRY(ck__engine_each(s->engine, member_records, &call));
+  for (size_t i = 0; i < s->run->local; ++i)
     send[i] = s->members[i].out[0].data;
-    counts[i] = own;
-  }
-  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
-  CK_TRY(ck__exchange_gather_items(s->run.exchange, fields * sizeof(double),
+  CK_TRY(ck__exchange_gather_items(s->run->exchange, fields * sizeof(double),
                                    send, counts, &all, NULL));
   if (all.count != c->particles)
     CK_FAIL(CK_ERROR_MISMATCH, "the slabs hold %zu particles, not %zu",
@@ -768,28 +802,43 @@ fail:
   return status;
 }
 
+/* An RDF's bins, each member's counts as doubles in sums (a phase). */
+typedef struct rdf_call {
+  ck__gas_spread *spread;
+  size_t bins;
+  double range;
+  uint64_t *mine;
+  double *sums;
+} rdf_call;
+
+static ck_status member_rdf(void *context, size_t i) {
+  const rdf_call *call = context;
+  size_t bins = call->bins;
+  uint64_t *mine = call->mine + i * bins;
+  ck_status status =
+      ck__gas_member_rdf(call->spread->members[i].gas, bins, call->range, mine);
+  for (size_t b = 0; b < bins; ++b)
+    call->sums[i * bins + b] = (double)mine[b];
+  return status;
+}
+
 ck_status ck__gas_spread_rdf(ck__gas_spread *s, size_t bins, double range,
                              uint64_t *counts) {
   ck_status status = CK_OK;
-  size_t local = s->run.local;
+  size_t local = s->run->local;
   uint64_t *mine = calloc(local * bins, sizeof *mine);
   double *sums = calloc((local + 1) * bins, sizeof *sums);
   const double *rows[CK_SPREAD_MAX_LOCAL];
-  ck_status statuses[CK_SPREAD_MAX_LOCAL];
   CK_TRY(ck__gas_spread_agree(
       s, mine && sums ? CK_OK
                       : ck__fail(CK_ERROR_OUT_OF_MEMORY,
                                  "out of host memory for the RDF")));
-  for (size_t i = 0; i < local; ++i) {
-    statuses[i] =
-        ck__gas_member_rdf(s->members[i].gas, bins, range, mine + i * bins);
-    for (size_t b = 0; b < bins; ++b)
-      sums[i * bins + b] = (double)mine[i * bins + b];
+  rdf_call call = {s, bins, range, mine, sums};
+  CK_TRY(ck__engine_each(s->engine, member_rdf, &call));
+  for (size_t i = 0; i < local; ++i)
     rows[i] = sums + i * bins;
-  }
-  CK_TRY(ck__exchange_agree(s->run.exchange, statuses));
   double *total = sums + local * bins;
-  CK_TRY(ck__exchange_sum(s->run.exchange, rows, total, bins));
+  CK_TRY(ck__exchange_sum(s->run->exchange, rows, total, bins));
   for (size_t b = 0; b < bins; ++b)
     counts[b] += (uint64_t)total[b];
 fail:

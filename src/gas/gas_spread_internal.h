@@ -9,6 +9,7 @@
 #ifndef CK_GAS_SPREAD_INTERNAL_H
 #define CK_GAS_SPREAD_INTERNAL_H
 
+#include "framework/engine.h"
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
 
@@ -55,11 +56,15 @@ typedef struct member {
 #define STAGE(m) (&(m)->link[s->stage])
 
 struct ck__gas_spread {
-  ck__spread_run run;
-  ck_device devices[CK_SPREAD_MAX_LOCAL]; /* this process's, copied */
-  member *members;                        /* local ones */
-  size_t total;                           /* members in all */
-  double *weights;                        /* total: each one's share */
+  /* The members' engine (framework/engine.h) and its run: the exchange,
+   * this process's devices, queues and times. */
+  ck__engine *engine;
+  ck__spread_run *run;
+  member *members; /* local ones */
+  /* The particles a cut deals, for the engine's cut and set_up. */
+  const double *deal_positions, *deal_velocities;
+  size_t total;    /* members in all */
+  double *weights; /* total: each one's share */
   /* The slabs' borders along the cut (total + 1); in a grid of boxes,
    * its columns' along x (grid[0] + 1) and its rows' along y (grid[1] +
    * 1, in bounds_y). */

@@ -56,14 +56,14 @@ typedef struct ipc_ticket {
  * all are on one host, else by NCCL where every process has it. */
 ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
   s->between = 0;
-  if (ck__exchange_ranks(s->run.exchange) < 2)
+  if (ck__exchange_ranks(s->run->exchange) < 2)
     return CK_OK;
-  int able = s->run.local == 1 &&
-             ck__device_shares_between_processes(&s->devices[0]) &&
+  int able = s->run->local == 1 &&
+             ck__device_shares_between_processes(&s->run->devices[0]) &&
              ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
              s->stages == 1;
   ck__spread_places places;
-  ck_status status = ck__spread_places_find(&s->run, able, &places);
+  ck_status status = ck__spread_places_find(s->run, able, &places);
   if (status)
     return status;
   /* CLKIT_IPC=0: processes of one host go by NCCL too. Whether NCCL can
@@ -75,7 +75,7 @@ ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
 }
 
 void ck__gas_spread_ipc_close(ck__gas_spread *s, int side) {
-  const ck_device *device = &s->devices[0];
+  const ck_device *device = &s->run->devices[0];
   if (!s->ipc_from[side].alias) {
     ck__ipc_buffer_close(device, s->ipc_from[side].packed);
     ck__ipc_buffer_close(device, s->ipc_from[side].control);
@@ -153,7 +153,7 @@ static ck_status links_swap(ck__gas_spread *s) {
     /* Forward: each member's to its next, received from the previous. */
     const void *send[1] = {&mine};
     size_t counts[1] = {1};
-    CK_TRY(ck__exchange_pass(s->run.exchange, side == PREVIOUS, sizeof mine,
+    CK_TRY(ck__exchange_pass(s->run->exchange, side == PREVIOUS, sizeof mine,
                              send, counts, &s->from[side][0]));
     if (s->from[side][0].count == 1)
       memcpy(&from[side], s->from[side][0].data, sizeof from[side]);
@@ -162,8 +162,8 @@ static ck_status links_swap(ck__gas_spread *s) {
   }
   size_t total = s->total, index = m->index;
   int same =
-      ck__exchange_rank_of(s->run.exchange, (index + total - 1) % total) ==
-      ck__exchange_rank_of(s->run.exchange, (index + 1) % total);
+      ck__exchange_rank_of(s->run->exchange, (index + total - 1) % total) ==
+      ck__exchange_rank_of(s->run->exchange, (index + 1) % total);
   for (int side = 0; side < 2 && made == CK_OK; ++side) {
     if (from[side].failed) {
       made = CK_ERROR_DEVICE;
@@ -189,7 +189,7 @@ static ck_status links_swap(ck__gas_spread *s) {
   /* Through the host, on every process, where one failed. */
   double failed = made != CK_OK, any = 0;
   const double *rows[1] = {&failed};
-  CK_TRY(ck__exchange_sum(s->run.exchange, rows, &any, 1));
+  CK_TRY(ck__exchange_sum(s->run->exchange, rows, &any, 1));
   if (any > 0) {
     s->between = -1;
     for (int side = 1; side >= 0; --side)
@@ -214,7 +214,7 @@ static int can_reside(const ck__gas_spread *s) {
       s->balancing || s->config.neighbors != CK_GAS_CELLS)
     return 0;
   /* Between processes, links_swap agrees on the members' steps. */
-  for (size_t i = 0; s->on_devices && i < s->run.local; ++i)
+  for (size_t i = 0; s->on_devices && i < s->run->local; ++i)
     if (!ck__gas_member_can_reside(s->members[i].gas) ||
         !ck__peer_direct(s->peers[PREVIOUS][i]) ||
         !ck__peer_direct(s->peers[NEXT][i]))
@@ -245,7 +245,7 @@ static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
                  4 * (size_t)state->message_capacity + state->particles / 64 +
                  256;
   CK_TRY(ck__gas_member_reserve(&m->gas, slots));
-  s->run.queues[i] = ck__gas_member_queue(m->gas);
+  s->run->queues[i] = ck__gas_member_queue(m->gas);
   if (m->gas != before)
     s->ipc_generation += 1;
 fail:
@@ -256,7 +256,7 @@ fail:
  * counts are the first to make room for resident steps by. */
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
   int devices = s->on_devices || s->between > 0;
-  for (size_t i = 0; devices && i < s->run.local; ++i) {
+  for (size_t i = 0; devices && i < s->run->local; ++i) {
     const member *m = &s->members[i];
     s->most[i] = s->most_leavers[i] = 0;
     for (int kind = 0; kind < 2; ++kind)
@@ -285,7 +285,7 @@ fail:
 /* The step's way out, and marks for both neighbours to follow. */
 static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  size_t n = s->run.local;
+  size_t n = s->run->local;
   ck_queue *queue = ck__gas_member_queue(m->gas);
   CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
                            STAGE(m)->border[PREVIOUS], STAGE(m)->border[NEXT],
@@ -384,14 +384,14 @@ fail:
  * kernel's wait for another queue's work on its own GPU could hold the
  * blocks that work needs. */
 static int by_tags(const ck__gas_spread *s) {
-  size_t n = s->run.local;
+  size_t n = s->run->local;
   if (!s->on_devices || s->between != 0 || n < 2)
     return 0;
   for (size_t i = 0; i < n; ++i) {
     if (!ck__gas_member_waits(s->members[i].gas))
       return 0;
     for (size_t j = 0; j < i; ++j)
-      if (s->devices[j].device_index == s->devices[i].device_index)
+      if (s->run->devices[j].device_index == s->run->devices[i].device_index)
         return 0;
   }
   return 1;
@@ -404,7 +404,7 @@ static int by_tags(const ck__gas_spread *s) {
 static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
                                 uint64_t *taken) {
   ck_status status = CK_OK;
-  size_t n = s->run.local;
+  size_t n = s->run->local;
   *taken = 0;
   CK_TRY(ck__gas_spread_each(s, reside));
   if (s->between > 0) {
@@ -436,7 +436,7 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
 fail:
   /* NCCL's calls queued here may wait for partners that never come. */
   if (status != CK_OK && s->by_nccl)
-    ck__exchange_abort_devices(s->run.exchange);
+    ck__exchange_abort_devices(s->run->exchange);
   return status;
 }
 
@@ -479,8 +479,8 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
       ck__gas_spread_ready_to_reside(s);
     ++s->measured_steps;
     if (rebuilt && !s->measuring && s->measured_steps >= BALANCE_WARMUP) {
-      for (size_t i = 0; i < s->run.local; ++i)
-        s->measured_from[i] = s->run.compute_s[i];
+      for (size_t i = 0; i < s->run->local; ++i)
+        s->measured_from[i] = s->run->compute_s[i];
       s->measuring = 1;
       s->measured_steps = 0;
     }
