@@ -818,12 +818,15 @@ ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
 void ck__gas_spread_destroy(ck__gas_spread *s) {
   if (!s)
     return;
-  /* The members torn down (gas_teardown) and the exchange ended first. */
+  /* The members' device states first, then what they opened of each
+   * other's (peers, IPC handles), and the engine (its exchange) last. */
   size_t local = s->run ? s->run->local : 0;
-  ck__engine_destroy(s->engine);
-  for (size_t i = 0; s->members && i < local; ++i)
+  for (size_t i = 0; s->members && i < local; ++i) {
+    ck_gas_destroy(s->members[i].gas);
+    s->members[i].gas = NULL;
     for (int side = 0; side < 2; ++side)
       free(s->members[i].out[side].data);
+  }
   for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
     for (int side = 0; side < 2; ++side)
       free(s->from[side][i].data);
@@ -831,12 +834,13 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     free(s->reals[i].data);
   }
   ck__spread_peers_close(s->peers);
-  for (int side = 1; side >= 0; --side)
+  for (int side = 1; s->run && side >= 0; --side)
     ck__gas_spread_ipc_close(s, side);
   ck__ipc_event_close(s->ipc_mark);
   for (int side = 0; side < 2; ++side)
     ck_buffer_destroy(s->mirror[side]);
   ck_queue_destroy(s->mirror_queue);
+  ck__engine_destroy(s->engine);
   free(s->members);
   free(s->weights);
   free(s->bounds);
