@@ -12,6 +12,7 @@
 #include "clkit/clkit.h"
 #include "framework/spread.h"
 #include "runtime/exchange.h"
+#include "runtime/exchange_backend.h"
 #include "runtime/runtime.h"
 #include "util/util.h"
 
@@ -133,6 +134,20 @@ static void collectives(size_t local, const void *communicator) {
               first + i, (unsigned long long)heard[i], 1000 + from);
   }
   CHECK(ck__exchange_seconds(ex) >= 0);
+  /* What each member sent: its part of the sum, both leasts, the gather
+   * and (the last member) the broadcast to every other member, and its
+   * ring message; nothing where it is alone. */
+  for (size_t i = 0; i < local; ++i) {
+    uint64_t others = members - 1;
+    uint64_t want =
+        others * (4 * sizeof(double) + 2 * sizeof(ck__exchange_min_entry) + 3) +
+        (first + i == members - 1 ? others * sizeof word : 0) +
+        (members > 1 ? sizeof(uint64_t) : 0);
+    CHECK_MSG(ck__exchange_sent(ex, i) == want,
+              "member %zu sent %llu bytes, not %llu", first + i,
+              (unsigned long long)ck__exchange_sent(ex, i),
+              (unsigned long long)want);
+  }
   ck__exchange_destroy(ex);
 }
 

@@ -2115,7 +2115,7 @@ static int ga_end_take(ck_ga *ga, uint64_t generations, ga_end *end) {
   }
   const ck__spread_run *run = ck__ga_spread_run(ga);
   for (size_t i = 0; run && i < run->local; ++i)
-    end->sent += run->bytes_sent[i];
+    end->sent += run->bytes_sent[i] + ck__exchange_sent(run->exchange, i);
   ck_ga_destroy(ga);
   return end->history[0] && end->history[1];
 }

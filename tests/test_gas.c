@@ -4049,7 +4049,8 @@ static size_t slab_changes(ck_gas *gas, const double *start, const double *end,
  * step's leavers and ghosts, as each member's step out packed them. The
  * two runs agree bit for bit, and count the same bytes sent, but for
  * the counts that head each cells-mode message through the host (two
- * messages a member at each step and at the start). Device to device,
+ * messages a member at each step and at the start); a member alone
+ * sends none. Device to device,
  * cells mode's steps are resident: the counts stay on the devices, and
  * every step but the start's is counted as resident. Two members
  * on ref, periodic and between walls, and one alone (its own ghosts
@@ -4134,9 +4135,10 @@ static void spread_copies(const ck_device *ref) {
                   runs[1].o.step == (uint64_t)steps,
               "variant %d, cells %d: potential %.17g and %.17g", variant, cells,
               runs[0].o.potential, runs[1].o.potential);
-    /* Two 8-byte heads a member a step, and at the start. */
-    uint64_t heads = cells ? 2 * 8 * ((uint64_t)steps + 1) : 0;
-    int alike = sent[1][0] > 0;
+    /* Two 8-byte heads a member a step, and at the start; a member alone
+     * sends its messages to itself, to no other member. */
+    uint64_t heads = cells && members > 1 ? 2 * 8 * ((uint64_t)steps + 1) : 0;
+    int alike = (sent[1][0] > 0) == (members > 1);
     for (size_t m = 0; m < 3; ++m)
       alike &= sent[0][m] == (m < members ? sent[1][m] + heads : 0);
     CHECK_MSG(alike,

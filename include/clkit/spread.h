@@ -58,7 +58,11 @@ typedef struct ck_spread_member {
   double share;          /* units over the run's total */
   double compute_s;      /* seconds of its own steps, waits included */
   double exchange_s;     /* seconds its process spent exchanging */
-  uint64_t bytes_sent;   /* what it sent to other members */
+  /* Bytes it sent to other members: its messages (halos, migrants,
+   * ghosts), and its part of every gather, sum and broadcast once for
+   * each other member (an MLP's gradients each batch among them); 0 for a
+   * member alone. */
+  uint64_t bytes_sent;
   /* The gas: its slab, from slab[0] to slab[1] along axis slab_axis (0:
    * x, 1: y); for a box of a grid of them (slab_axis 2), from slab[0] to
    * slab[1] along x and from slab_y[0] to slab_y[1] along y. slab_axis -1

@@ -193,10 +193,8 @@ static ck_status pass_halos(ck__engine *engine) {
     for (size_t i = 0; i < run->local; ++i)
       engine->from[side][i].count = 0;
     for (size_t pass = 0; pass < engine->passes[side]; ++pass) {
-      for (size_t i = 0; i < run->local; ++i) {
+      for (size_t i = 0; i < run->local; ++i)
         to_send(engine, side, i, &send[i], &counts[i]);
-        run->bytes_sent[i] += counts[i] * item;
-      }
       CK_TRY(ck__exchange_pass(run->exchange, side == CK__ENGINE_BEFORE, item,
                                send, counts, engine->from[side]));
     }

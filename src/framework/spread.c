@@ -266,7 +266,8 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
     local[i].units = run->units[i];
     local[i].compute_s = run->compute_s[i];
     local[i].exchange_s = ck__exchange_seconds(run->exchange);
-    local[i].bytes_sent = run->bytes_sent[i];
+    local[i].bytes_sent =
+        run->bytes_sent[i] + ck__exchange_sent(run->exchange, i);
     local[i].slab_axis = run->slab_axis;
     for (int q = 0; q < 4; ++q)
       local[i].slab[q] = run->slab_axis >= 0 ? run->slab[i][q] : NAN;

@@ -213,8 +213,6 @@ static ck_status exchange(ck__ga_spread *spread) {
   for (size_t i = 0; i < run->local; ++i) {
     send[i] = spread->members[i].out;
     receive[i] = spread->members[i].in;
-    run->bytes_sent[i] +=
-        spread->ring ? spread->pack : (spread->count - 1) * spread->pack;
   }
   if (spread->ring)
     return ck__exchange_ring(run->exchange, send, receive, spread->pack);
@@ -329,10 +327,8 @@ ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
   size_t bytes = (size_t)slots * room * island;
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   CK_TRY(read_members(spread, slots, 1));
-  for (size_t i = 0; i < run->local; ++i) {
+  for (size_t i = 0; i < run->local; ++i)
     pieces[i] = spread->stats + i * bytes;
-    run->bytes_sent[i] += (spread->count - 1) * bytes;
-  }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, bytes, spread->all_stats));
   /* Slot by slot, the members' islands in order: the run's islands. */
   size_t run_islands = spread->front->state.run_islands;
@@ -359,10 +355,8 @@ ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
   size_t pairs = (size_t)slots * 2;
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   CK_TRY(read_members(spread, slots, 0));
-  for (size_t i = 0; i < run->local; ++i) {
+  for (size_t i = 0; i < run->local; ++i)
     pieces[i] = spread->folded + i * pairs;
-    run->bytes_sent[i] += (spread->count - 1) * pairs * sizeof(double);
-  }
   CK_TRY(ck__exchange_gather(run->exchange, pieces, pairs * sizeof(double),
                              spread->all_folded));
   double islands = (double)spread->front->state.run_islands;

@@ -83,7 +83,6 @@ static ck_status pass_both(ck__gas_spread *s, size_t item) {
       counts[i] = m->sends[side];
       to[i] = STAGE(m)->neighbour[side];
       from[i] = STAGE(m)->neighbour[!side];
-      m->bytes += (uint64_t)(counts[i] * item);
     }
     ck__exchange_buffer *received = s->from[side == NEXT ? PREVIOUS : NEXT];
     if (s->stages == 1)
@@ -805,7 +804,8 @@ ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
   for (size_t i = 0; i < s->run->local; ++i) {
     const member *m = &s->members[i];
     s->run->units[i] = m->own;
-    s->run->bytes_sent[i] = m->bytes;
+    /* A member alone sends its ghosts to itself: to no other member. */
+    s->run->bytes_sent[i] = s->total > 1 ? m->bytes : 0;
     s->run->slab[i][0] = m->link[0].lo;
     s->run->slab[i][1] = m->link[0].hi;
     s->run->slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;

@@ -512,6 +512,16 @@ ck_status ck__nn_spread_record(ck_nn *nn, uint32_t count,
   return ck__nn_spread_each(nn, record_member, &call);
 }
 
+/* A batch's gradients summed on the devices: each local member's sent
+ * once to every other member (the exchange counts the host's sums). */
+static void count_device_sums(ck__nn_spread *spread) {
+  ck__spread_run *run = ck__engine_run(spread->engine);
+  size_t real = spread->members[0]->state.double_precision ? 8 : 4;
+  for (size_t i = 0; i < run->local; ++i)
+    run->bytes_sent[i] +=
+        (uint64_t)(spread->count - 1) * spread->parameters * real;
+}
+
 ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                               const ck__nn_update *update) {
   ck_status status = CK_OK;
@@ -519,6 +529,8 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
   batch_call call = {nn, offset, count, update, batch_averages(spread, count),
                      0};
   CK_TRY(ck__nn_spread_each(nn, batch_member, &call));
+  if (spread && (spread->way == SUM_MEMBERS || spread->way == SUM_GROUPED))
+    count_device_sums(spread);
   if (!spread || spread->way == SUM_NONE || spread->way == SUM_MEMBERS)
     return CK_OK;
   ck__spread_run *run = ck__engine_run(spread->engine);

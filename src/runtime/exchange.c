@@ -33,6 +33,7 @@ struct ck__exchange {
   size_t *firsts; /* ranks + 1 entries: each rank's first member, then all */
   char (*names)[NAME_BYTES];
   double seconds;
+  uint64_t sent[CK__EXCHANGE_MAX_LOCAL]; /* ck__exchange_sent */
   /* The transport that joined the processes, and its state; ops, the one
    * their messages take: memory, where this process is the group. */
   const ck__exchange_ops *joined, *ops;
@@ -88,6 +89,24 @@ int ck__exchange_ranks(const ck__exchange *exchange) {
   assert(well_formed(exchange));
   return exchange->ranks;
 }
+uint64_t ck__exchange_sent(const ck__exchange *exchange, size_t i) {
+  assert(well_formed(exchange) && i < exchange->local);
+  return exchange->sent[i];
+}
+
+/* Local member i's part of a collective, bytes of it for every other
+ * member. */
+static void count_to_others(ck__exchange *exchange, size_t i, uint64_t bytes) {
+  exchange->sent[i] += bytes * (exchange->members - 1);
+}
+
+/* Local member i's message of bytes to another member (none to itself,
+ * where a member alone closes the ring). */
+static void count_message(ck__exchange *exchange, size_t i, uint64_t bytes) {
+  if (exchange->members > 1)
+    exchange->sent[i] += bytes;
+}
+
 double ck__exchange_seconds(const ck__exchange *exchange) {
   assert(well_formed(exchange));
   return exchange->seconds;
@@ -251,6 +270,8 @@ ck_status ck__exchange_sum(ck__exchange *exchange, const double *const *local,
       total += local[i][k];
     sum[k] = total;
   }
+  for (size_t i = 0; i < exchange->local; ++i)
+    count_to_others(exchange, i, count * sizeof *sum);
   if (count > 0)
     CK_TRY(exchange->ops->sum(exchange->state, sum, count));
 fail:
@@ -277,6 +298,8 @@ ck_status ck__exchange_min(ck__exchange *exchange, const double *values,
   ck_status status = CK_OK;
   double started = ck__seconds();
   ck__exchange_min_entry best = {values[0], indices[0], exchange->first};
+  for (size_t i = 0; i < exchange->local; ++i)
+    count_to_others(exchange, i, sizeof best);
   for (size_t i = 1; i < exchange->local; ++i) {
     ck__exchange_min_entry candidate = {values[i], indices[i],
                                         exchange->first + i};
@@ -299,8 +322,10 @@ ck_status ck__exchange_gather(ck__exchange *exchange, const void *const *local,
   ck_status status = CK_OK;
   double started = ck__seconds();
   unsigned char *out = all;
-  for (size_t i = 0; i < exchange->local; ++i)
+  for (size_t i = 0; i < exchange->local; ++i) {
     memcpy(out + (exchange->first + i) * size, local[i], size);
+    count_to_others(exchange, i, size);
+  }
   /* Each member's bytes are one item; nothing crosses where they are
    * none. */
   CK_TRY(count_fits(exchange, "a gather",
@@ -319,6 +344,8 @@ ck_status ck__exchange_broadcast(ck__exchange *exchange, size_t from,
   assert(well_formed(exchange));
   assert(from < exchange->members && (size == 0 || data));
   double started = ck__seconds();
+  if (from >= exchange->first && from - exchange->first < exchange->local)
+    count_to_others(exchange, from - exchange->first, size);
   ck_status status = exchange->ops->broadcast(
       exchange->state, ck__exchange_rank_of(exchange, from), data, size);
   exchange->seconds += ck__seconds() - started;
@@ -343,6 +370,8 @@ ck_status ck__exchange_ring(ck__exchange *exchange, const void *const *send,
   /* Within the process: member i's bytes go to member i + 1. */
   for (size_t i = 0; i + 1 < local; ++i)
     memcpy(receive[i + 1], send[i], size);
+  for (size_t i = 0; i < local; ++i)
+    count_message(exchange, i, size);
   /* The last member's bytes to the next rank's first; the previous
    * rank's last into the first. */
   CK_TRY(count_fits(exchange, "a ring exchange", size, "bytes"));
@@ -544,6 +573,8 @@ ck_status ck__exchange_pass(ck__exchange *exchange, int forward, size_t item,
   ck_status status = CK_OK;
   double started = ck__seconds();
   size_t local = exchange->local;
+  for (size_t i = 0; i < local; ++i)
+    count_message(exchange, i, (uint64_t)counts[i] * item);
   /* Within the process: member i's items go to i + 1 (or i - 1). */
   for (size_t i = 0; i + 1 < local; ++i) {
     size_t from = forward ? i : i + 1, to = forward ? i + 1 : i;
@@ -633,6 +664,9 @@ ck_status ck__exchange_route(ck__exchange *exchange, size_t item,
                       to[i] >= exchange->members ? first + i : from[i],
                       to[i] >= exchange->members ? to[i] : first + i,
                       exchange->members);
+  for (size_t i = 0; i < local; ++i)
+    if (to[i] != first + i)
+      count_message(exchange, i, (uint64_t)counts[i] * item);
   /* Within the process: straight into the partner's buffer. */
   for (size_t i = 0; i < local; ++i) {
     if (to[i] < first || to[i] >= first + local)
@@ -666,6 +700,7 @@ ck_status ck__exchange_gather_items(ck__exchange *exchange, size_t item,
   for (size_t i = 0; i < local; ++i) {
     mine[i] = counts[i];
     pieces[i] = &mine[i];
+    count_to_others(exchange, i, (uint64_t)counts[i] * item);
   }
   CK_TRY(ck__exchange_gather(exchange, pieces, sizeof *every, every));
   double started = ck__seconds();

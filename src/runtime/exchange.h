@@ -59,6 +59,12 @@ int ck__exchange_ranks(const ck__exchange *exchange);
 int ck__exchange_rank_of(const ck__exchange *exchange, size_t member);
 /* Seconds spent inside the calls below since the group was made. */
 double ck__exchange_seconds(const ck__exchange *exchange);
+/* Bytes local member i sent other members through the calls below on the
+ * host: its messages (pass, route, ring), and its part of each gather,
+ * sum, least and broadcast once for every other member. What crosses on
+ * the devices (sum_buffers, member_sum, member_swap) its callers count,
+ * as they know how often a recorded graph replays it. */
+uint64_t ck__exchange_sent(const ck__exchange *exchange, size_t i);
 
 /*
  * Agrees on how the members fared: statuses[i] is local member i's
