@@ -1869,6 +1869,29 @@ The two GPUs' efficiency again, in a second call on the same machine
 """ + "\n".join(again_rows)
 
 
+def h200x2_mlp_epochs():
+    run = "h200x2-2026-11-28-mlp-epochs"
+    tables = []
+    for epochs in (3, 10):
+        name = f"mlp_epochs{epochs}.md"
+        heading = [line[2:] for line in read(run, name).splitlines()
+                   if line.startswith("# ")]
+        tables.append(f"`{heading[0]}`\n\n" +
+                      "\n".join(table_lines(run, name)))
+    return f"""### The MLP spread over 3 epochs and over 10
+
+The MLP's weak scaling over two GPUs in a run of 3 epochs and in one of
+10, one after the other in the same call (PyTorch left out). Each
+figure is the median of three runs after an untimed one, as clkit
+reports it: samples a second over the epochs' training time.
+
+{source([(run, "mlp_epochs3.md"), (run, "mlp_epochs10.md"),
+         (run, "machine.txt")], H200X2, "2026-11-28",
+        "`bench/mlp_scaling.py BUILD OUT --gpus 2 --epochs E --repeat 3`")}
+
+""" + "\n\n".join(tables)
+
+
 def h100x2_pso_aco():
     run = "h100x2-2026-11-27-pso-aco"
     body = scaling_body(run)
@@ -1904,7 +1927,8 @@ SECTIONS = [
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step]),
-    ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine]),
+    ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine,
+                        h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
     ("2 cores of an AMD EPYC", [epyc_gas, epyc_aco, epyc_aco_quality,
