@@ -29,7 +29,12 @@
  *                      consecutive slots, a lane each (ck_ga_lanes.h);
  *                      CK_GROUP x CK_LANES = CK_GA_ISLAND
  *   CK_REAL_DOUBLE     0 or 1
+ *   CK_GA_FUSE_USER    1: a user objective is evaluated where the child is
+ *                      made, as built-ins are (the host asks it for
+ *                      objectives without data, in the global-memory
+ *                      form); 0: by ck_evaluate_user after the generation
  * The kernels of ck_best.h and ck_evaluate.h are part of this program.
+ * A user objective, when there is one, is placed before this file.
  */
 #ifndef CK_LANES
 #define CK_LANES 1
@@ -58,7 +63,32 @@
 #error "ga.cl needs its CK_GA_ defines and CK_BOUNDS"
 #endif
 
-#define CK_GA_STREAMED (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT)
+#ifndef CK_GA_FUSE_USER
+#define CK_GA_FUSE_USER 0
+#endif
+#if CK_GA_FUSE_USER &&                                                         \
+    (CK_OBJECTIVE != CK_OBJECTIVE_USER || CK_USER_DATA || CK_GA_RESIDENT)
+#error "CK_GA_FUSE_USER needs a user objective without data, not resident"
+#endif
+
+/* Objectives evaluated in the launch that makes the individual. */
+#define CK_GA_STREAMED                                                         \
+  (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT || CK_GA_FUSE_USER)
+
+#if CK_GA_FUSE_USER
+/* The user's objective at individual i of `total` (gene-major), which
+ * this work-item has just written: gathered into private memory, as its
+ * signature asks, as ck_evaluate_user does, so that the values are the
+ * same bits. CK_DIM is the run's dim, so that a compiler can unroll both
+ * loops and keep the genes in registers. */
+static ck_real fused_user_value(ulong i, uint total,
+                                __global const ck_real *genes) {
+  float position[CK_DIM];
+  for (int d = 0; d < CK_DIM; ++d)
+    position[d] = (float)genes[(ulong)d * total + i];
+  return (ck_real)objective(position, CK_DIM);
+}
+#endif
 /* The resident copy's reals a slot, and gene d of slot i in it: in rows
  * (CK_GA_ROW), or gene-major in the vector form, where the lanes' slots
  * are neighbours. */
@@ -97,6 +127,9 @@ __kernel void ck_ga_initialise(uint total, uint first, int dim, ulong seed,
     return;
   ck_real value = ck_ga_initialise_individual(CK_OBJECTIVE, g, first, dim,
                                               total, seed, lo, hi, population);
+#if CK_GA_FUSE_USER
+  value = fused_user_value(g, total, population);
+#endif
   fitness[g] = CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
 }
 
@@ -454,6 +487,9 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
             CK_GA_STREAM_ISLAND(island), slot, generation, size, CK_DIM, lo,
             hi, current + first, 1, total, current_fitness + first,
             next + first + slot, total);
+#if CK_GA_FUSE_USER
+        value = fused_user_value(first + slot, total, next);
+#endif
         next_fitness[first + slot] =
             CK_GA_STREAMED ? ck_comparable(value) : CK_R(CK_REAL_MAX);
       }

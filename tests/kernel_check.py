@@ -75,6 +75,11 @@ CASES = {
     'pso-user': ['run', 'pso', '--objective', '@DATA@/weighted_sphere.cl',
                  '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
                  '--hi', '2', '--particles', '11', '--iters', '2'],
+    # A user objective without data, evaluated in the move.
+    'pso-user-fused': ['run', 'pso', '--objective',
+                       '@DATA@/shifted_sphere.cl', '--dim', '3', '--lo', '-2',
+                       '--hi', '2', '--particles', '11', '--iters', '2',
+                       '--move-mode', 'particle'],
     # GA: several generations in one launch with migration, islands not a
     # power of two, every operator and bounds mode, lsq and a user
     # objective (one generation a launch, then evaluation and statistics).
@@ -112,6 +117,12 @@ CASES = {
                 '--data', '@DATA@/weights.csv', '--dim', '3', '--lo', '-2',
                 '--hi', '2', '--islands', '2', '--island-size', '9', '--gens',
                 '2'],
+    # A user objective without data, evaluated where each child is made,
+    # several generations a launch with a migration between them.
+    'ga-user-fused': ['run', 'ga', '--objective', '@DATA@/shifted_sphere.cl',
+                      '--dim', '3', '--lo', '-2', '--hi', '2', '--islands',
+                      '3', '--island-size', '9', '--gens', '4',
+                      '--migrate-every', '2'],
     # Gas: the parallel sort by cell with a ragged last scan block, the
     # cell forces (a grid 2 cells wide, so periodic neighbours wrap onto
     # one cell), Verlet rebuilds flagged on the device, all pairs with the

@@ -2137,6 +2137,53 @@ static int ga_ends_same(const ga_end *a, const ga_end *b, int means) {
           memcmp(a->history[1], b->history[1], a->count * sizeof(double)) == 0);
 }
 
+/* A user objective without data is evaluated where the child is made
+ * (CK_GA_FUSE_USER); with data (here a row it ignores) by
+ * ck_evaluate_user after the generation. The two bodies are the same, so
+ * both runs give the same bits: best, genes and every generation's best
+ * and mean, migrating on a ring and on random cycles, in single and
+ * double precision. */
+static void fused_user_objective(const ck_device *device) {
+  static const char plain[] = TEST_USER_PLAIN;
+  static const char ignoring[] = TEST_USER_IGNORING;
+  double a[4] = {1, 2, 3, 4}, b[1] = {0};
+  ck_lsq_data row = {1, 4, a, b};
+  double lo[4] = {-3, -3, -3, -3}, hi[4] = {3, 3, 3, 3};
+  for (int run = 0; run < 4; ++run) {
+    int random = run & 1, fp64 = run >> 1;
+    if (fp64 && !device->has_fp64)
+      continue;
+    ga_end ends[2];
+    memset(ends, 0, sizeof ends);
+    int fused[2] = {-1, -1}, taken = 0;
+    for (int k = 0; k < 2; ++k) {
+      ck_ga_config c;
+      islands_config(&c, NULL, 4, 6, 24, 30);
+      c.objective_source = k ? ignoring : plain;
+      c.objective_name = k ? "ignoring.cl" : "plain.cl";
+      c.data = k ? &row : NULL;
+      c.lo = lo;
+      c.hi = hi;
+      c.seed = 13;
+      c.migrate_every = 4;
+      c.topology = random ? CK_GA_RANDOM : CK_GA_RING;
+      c.double_precision = fp64;
+      ck_ga *ga = create(device, &c);
+      if (ga)
+        fused[k] = ga->state.fused_user;
+      taken += ga_end_take(ga, 30, &ends[k]);
+    }
+    CHECK_MSG(fused[0] == 1 && fused[1] == 0, "%s run %d: fused %d and %d",
+              device->id, run, fused[0], fused[1]);
+    if (taken == 2)
+      CHECK_MSG(ga_ends_same(&ends[0], &ends[1], 1),
+                "%s random %d fp64 %d: best %.9g fused, %.9g apart", device->id,
+                random, fp64, ends[0].best, ends[1].best);
+    ga_end_free(&ends[0]);
+    ga_end_free(&ends[1]);
+  }
+}
+
 /* The spread checks' GA: sphere in 6 dimensions on 7 islands of 16, 30
  * generations migrating every other, with the seed. */
 static void spread_config(ck_ga_config *c, uint64_t seed) {
@@ -2808,6 +2855,7 @@ int main(void) {
     device_objective_on_host(devices[i]);
     ask_tell_state(devices[i]);
     if (i == 1) {
+      fused_user_objective(devices[i]);
       folded_statistics(devices[i]);
       agreement(ref, devices[i]);
       generation_modes(ref, devices[i]);

@@ -961,20 +961,8 @@ static void user_objective(const ck_device *device) {
  * same, so both runs give the same bits: gbest and ring, in single and
  * double precision. With a vector a work-item (CPUs), nothing is fused. */
 static void fused_user_objective(const ck_device *device) {
-  static const char plain[] =
-      "float objective(const float *x, int dim) {\n"
-      "  float s = 0.0f;\n"
-      "  for (int i = 0; i < dim; ++i)\n"
-      "    s += (x[i] - 0.5f) * (x[i] - 0.5f) + sin(3.0f * x[i]);\n"
-      "  return s;\n"
-      "}\n";
-  static const char ignoring[] =
-      "float objective(const float *x, int dim, __global const float *d) {\n"
-      "  float s = 0.0f;\n"
-      "  for (int i = 0; i < dim; ++i)\n"
-      "    s += (x[i] - 0.5f) * (x[i] - 0.5f) + sin(3.0f * x[i]);\n"
-      "  return s;\n"
-      "}\n";
+  static const char plain[] = TEST_USER_PLAIN;
+  static const char ignoring[] = TEST_USER_IGNORING;
   double a[4] = {1, 2, 3, 4}, b[1] = {0};
   ck_lsq_data row = {1, 4, a, b};
   double lo[4] = {-3, -3, -3, -3}, hi[4] = {3, 3, 3, 3};

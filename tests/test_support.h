@@ -401,4 +401,19 @@ static inline int test_ref_members(ck_device *devices, size_t count) {
   return 1;
 }
 
+/* One user objective twice: without data (the optimisers evaluate it
+ * where they make each point) and taking a data pointer it ignores
+ * (evaluated by ck_evaluate_user after): the same values, bit for bit. */
+#define TEST_USER_BODY                                                         \
+  "  float s = 0.0f;\n"                                                        \
+  "  for (int i = 0; i < dim; ++i)\n"                                          \
+  "    s += (x[i] - 0.5f) * (x[i] - 0.5f) + sin(3.0f * x[i]);\n"               \
+  "  return s;\n"                                                              \
+  "}\n"
+#define TEST_USER_PLAIN                                                        \
+  "float objective(const float *x, int dim) {\n" TEST_USER_BODY
+#define TEST_USER_IGNORING                                                     \
+  "float objective(const float *x, int dim, __global const float *d) "         \
+  "{\n" TEST_USER_BODY
+
 #endif /* CK_TEST_SUPPORT_H */

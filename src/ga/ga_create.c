@@ -123,7 +123,10 @@ static ck_status tune(ck_ga *created, const ck_device *device,
   state->device = *device;
   state->problem = problem;
   state->objective = problem->objective;
-  state->streamed = problem->streamed;
+  state->fused_user = ck__device_runs_kernels(device) &&
+                      state->objective == CK_OBJECTIVE_USER &&
+                      !problem->user_has_data;
+  state->streamed = problem->streamed || state->fused_user;
   state->dim = problem->dim;
   state->double_precision = problem->double_precision;
   state->real_size = problem->real_size;

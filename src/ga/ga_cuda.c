@@ -107,7 +107,8 @@ static int find_shape(const ga_state *state, native_shape *shape) {
               state->dim >= MIN_CLUSTER_DIM
           ? MAX_CLUSTER
           : 1;
-  if (!state->streamed || state->double_precision ||
+  /* ga.cu's generation knows the built-in objectives alone. */
+  if (!state->streamed || state->fused_user || state->double_precision ||
       state->dim > CK_GA_NATIVE_MAX_DIM)
     return 0;
   for (uint32_t cluster = 1; cluster <= most; ++cluster) {

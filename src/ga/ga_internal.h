@@ -58,7 +58,12 @@ struct ga_state {
   ck_queue *queue;
   ck_device device;
   const ck__problem *problem;
-  int objective, streamed, dim, double_precision;
+  /* streamed: evaluated in the generation's launch (built-ins, and a
+   * fused user objective's); fused_user: a user objective without data so
+   * evaluated (CK_GA_FUSE_USER of cl/ga.cl), in the global-memory form
+   * with a child a work-item: a launch and a pass over the population
+   * fewer each generation. */
+  int objective, streamed, fused_user, dim, double_precision;
   size_t real_size;
   uint32_t islands, size, total;
   int elite, tournament, crossover, mutation, bounds;

@@ -59,8 +59,9 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes) {
   int slots = lanes > 1 ? group > 0 && state->size == group * lanes &&
                               (group & (group - 1)) == 0
                         : state->size <= group;
-  return state->streamed && slots && state->dim <= CK__GA_RESIDENT_MAX_DIM &&
-         !(pocl && state->dim < 4) && state->device.local_memory &&
+  return state->streamed && !state->fused_user && slots &&
+         state->dim <= CK__GA_RESIDENT_MAX_DIM && !(pocl && state->dim < 4) &&
+         state->device.local_memory &&
          local_bytes <= state->device.local_memory;
 }
 
@@ -78,13 +79,14 @@ static ck_status build_program(ga_state *state, int resident) {
       "-DCK_GA_CROSSOVER=%d "
       "-DCK_GA_MUTATION=%d -DCK_GA_ELITE=%d -DCK_GA_MIGRANTS=%u "
       "-DCK_GA_MIGRATE_GROUP=%u -DCK_GA_RESIDENT=%d -DCK_GA_ISLAND=%u "
-      "-DCK_LANES=%u -DCK_REAL_DOUBLE=%d -DCK_GA_FIRST_ISLAND_ZERO=%d %s",
+      "-DCK_LANES=%u -DCK_REAL_DOUBLE=%d -DCK_GA_FIRST_ISLAND_ZERO=%d "
+      "-DCK_GA_FUSE_USER=%d %s",
       state->objective, state->bounds, (unsigned)state->group, state->dim,
       state->problem->user_has_data, state->lsq.lanes ? state->lsq.lanes : 1u,
       state->tournament, state->crossover, state->mutation, state->elite,
       state->migrants ? state->migrants : 1u, (unsigned)migrate_group(state),
       resident, (unsigned)state->size, (unsigned)state->lanes,
-      state->double_precision, state->first_island == 0,
+      state->double_precision, state->first_island == 0, state->fused_user,
       ck__device_exact_divide_sqrt_option(&state->device));
   CK_TRY(ck__program_build_prefixed(
       state->queue, "ga", defines, state->problem->user_name,
