@@ -171,6 +171,9 @@ def near(what, alone, spread, members, batch):
     if len(got) != members or sum(m["units"] for m in got) != batch or \
             spread.get("member_units") != "samples":
         fail(f"{what}: members {got}")
+    # Each member's gradients go to the others every batch.
+    if members > 1 and not all(m["bytes_sent"] > 0 for m in got):
+        fail(f"{what}: bytes sent {[m['bytes_sent'] for m in got]}")
     print(f"ok: {what}: test loss {loss!r} (alone {alone['test_loss']!r}) "
           f"over {[(m['device'], m['rank'], m['units']) for m in got]}")
 
@@ -375,6 +378,10 @@ def aco_checks():
         got = spread[2]
         if len(got) != members or sum(m["units"] for m in got) != 17:
             fail(f"aco {what}: members {got}")
+        # Each member's tour lengths go to the others every iteration.
+        if members > 1 and not all(m["bytes_sent"] > 0 for m in got):
+            fail(f"aco {what}: bytes sent "
+                 f"{[m['bytes_sent'] for m in got]}")
         print(f"ok: aco {what}: length {spread[0]!r} over "
               f"{[(m['device'], m['rank'], m['units']) for m in got]}")
 
