@@ -504,9 +504,12 @@ static ck_status deal_cut(ck__engine *engine, uint64_t total) {
   uint64_t units[CK_SPREAD_MAX_LOCAL] = {0};
   const void *pieces[CK_SPREAD_MAX_LOCAL];
   uint64_t *cut = calloc(engine->members, sizeof *cut);
-  status = cut ? engine->kind.cut(engine->self, engine, units)
-               : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__engine_agree(engine, status));
+  /* Agreed before the cut, whose collectives every process must reach. */
+  CK_TRY(ck__engine_agree(
+      engine,
+      cut ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
+  CK_TRY(
+      ck__engine_agree(engine, engine->kind.cut(engine->self, engine, units)));
   for (size_t i = 0; i < run->local; ++i)
     pieces[i] = &units[i];
   CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof units[0], cut));

@@ -107,6 +107,27 @@ uint32_t ck__ga_stats_capacity(size_t islands) {
                                                : slots);
 }
 
+/* A work-group an island, no wider than the island needs; a vector of
+ * children a work-item where no loop over the genes would be vectorised
+ * across work-items otherwise (ck_lanes.h): CPUs. */
+static void choose_group(ga_state *state, const ck_device *device,
+                         const ck_ga_config *config) {
+  state->group = ck__group_size(device);
+  while (state->group / 2 >= state->size && state->group > 1)
+    state->group /= 2;
+  state->lanes = 1;
+  if (ck__device_has_vector_types(device) &&
+      (config->generation_mode == CK_GA_GENERATION_VECTOR ||
+       (config->generation_mode == CK_GA_GENERATION_AUTO &&
+        device->kind != CK_KIND_GPU))) {
+    uint32_t lanes = state->double_precision ? 8u : 16u;
+    if (ck__ga_resident(state, state->size / lanes, lanes)) {
+      state->lanes = lanes;
+      state->group = state->size / lanes;
+    }
+  }
+}
+
 /* The problem and the islands' settings, from the configuration, the
  * device and, for a spread run's member, its slice (NULL alone). */
 static ck_status tune(ck_ga *created, const ck_device *device,
@@ -157,23 +178,7 @@ static ck_status tune(ck_ga *created, const ck_device *device,
   if (state->migrants && state->run_islands > state->islands)
     state->incoming = state->ring ? 1 : state->islands;
   state->seed = config->seed;
-  /* A work-group an island: no wider than the island needs. */
-  state->group = ck__group_size(device);
-  while (state->group / 2 >= state->size && state->group > 1)
-    state->group /= 2;
-  /* A vector of children a work-item where no loop over the genes would
-   * be vectorised across work-items otherwise (ck_lanes.h): CPUs. */
-  state->lanes = 1;
-  if (ck__device_has_vector_types(device) &&
-      (config->generation_mode == CK_GA_GENERATION_VECTOR ||
-       (config->generation_mode == CK_GA_GENERATION_AUTO &&
-        device->kind != CK_KIND_GPU))) {
-    uint32_t lanes = state->double_precision ? 8u : 16u;
-    if (ck__ga_resident(state, state->size / lanes, lanes)) {
-      state->lanes = lanes;
-      state->group = state->size / lanes;
-    }
-  }
+  choose_group(state, device, config);
   state->stats_capacity =
       slice ? slice->stats_capacity : ck__ga_stats_capacity(state->islands);
   if (state->objective == CK_OBJECTIVE_LSQ) {
