@@ -1232,6 +1232,112 @@ gas's kernels at 4M particles, ρ 0.8, cell lists, on the tree before it
 - The gas's scan is bound by L2 (66%), not by DRAM or the SMs."""
 
 
+GA_USER = "h200-2026-11-28-ga-user"
+
+
+def ga_user_rows(name):
+    """Rows of a run file's 'GA DEVICE TREE OBJECTIVE: wall/best ...'
+    lines: device, objective, median ms of before (bA) and after (bB),
+    after / before, and whether every run ends at one best."""
+    runs = {}
+    for line in read(GA_USER, name).splitlines():
+        if not line.startswith("GA "):
+            continue
+        head, values = line.split(": ", 1)
+        _, device, tree, objective = head.split(" ", 3)
+        pairs = [value.split("/") for value in values.split()]
+        runs[(device, objective, tree)] = (
+            statistics.median(float(wall) for wall, _ in pairs) * 1e3,
+            {best for _, best in pairs})
+    rows = []
+    for (device, objective, tree), (before, bests) in runs.items():
+        if tree != "bA":
+            continue
+        after, after_bests = runs[(device, objective, "bB")]
+        rows.append([device, objective.replace("objective ", "--objective ")
+                     .replace("fn ", "--fn "), f"{before:.2f}",
+                     f"{after:.2f}", f"{after / before:.2f}",
+                     "yes" if len(bests | after_bests) == 1 else "no"])
+    return rows
+
+
+def h200_ga_user():
+    users = []
+    for name, device in (("user_objective_ga.md", "cuda:0"),
+                         ("user_objective_ga_ocl.md", "ocl:1.0"),
+                         ("user_objective_pso.md", "cuda:0")):
+        workload = "GA" if "_ga" in name else "PSO"
+        for line in table_lines(GA_USER, name):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0] not in ("objective", "---"):
+                users.append([workload, device] + [
+                    "–" if cell == "nan" else cell for cell in cells[:5]])
+    return f"""### The GA's user objective where its child is made
+
+- A user's OpenCL C objective without data is evaluated where the GA
+  makes each child, as built-ins are (`CK_GA_FUSE_USER`).
+- First in the global-memory kernel; then also in the resident one,
+  whose islands stay in local memory.
+- Each table: before and after built and run in one call, five runs
+  each after one that builds; medians. Every run of a row ends at the
+  same best.
+- 390 islands of 256, dim 30, 300 generations (99,840 individuals).
+- rastrigin.cl is the built-in Rastrigin as OpenCL C; levy.cl is Levy's
+  function, which has no built-in.
+
+Evaluated after each generation (before) against in the global-memory
+kernel (after):
+
+{source([(GA_USER, "run_global.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-28",
+        "`clkit run ga --fn rastrigin|--objective F --dim 30 --islands 390 "
+        "--island-size 256 --gens 300 --lo -5.12 --hi 5.12 --seed 1 "
+        "--device D --json --quiet`")}
+
+{table(["device", "objective", "before ms", "after ms", "after / before",
+        "same best"], ga_user_rows("run_global.txt"))}
+
+The global-memory kernel (before) against the resident kernel too
+(after), in another call:
+
+{source([(GA_USER, "run.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-28",
+        "as above")}
+
+{table(["device", "objective", "before ms", "after ms", "after / before",
+        "same best"], ga_user_rows("run.txt"))}
+
+- `test_ga` passed on cuda:0 and ocl:1.0 in that call: the fused values
+  are the evaluation kernel's, bit for bit, in both forms.
+- On cuda:0 the built-in runs the native kernel of `cl/ga.cu`; a user
+  objective runs `cl/ga.cl` through NVRTC.
+- The built-ins' sines and cosines are polynomials of their own; the
+  user's source calls OpenCL C's.
+
+The same objectives from Python on a session (`bench/user_objective.py`,
+after the change; the command's figures are the clkit command's). The
+PyTorch callables take the swarm's or population's memory
+(`array="torch"`). "Alone" is the callable's own kernels: the same number
+of calls on one tensor of the same shape, with no run around them.
+
+{source([(GA_USER, "user_objective_ga.md"),
+         (GA_USER, "user_objective_ga_ocl.md"),
+         (GA_USER, "user_objective_pso.md")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0; PyTorch 2.11.0",
+        "2026-11-28",
+        "`python3 bench/user_objective.py --workload ga|pso --device D`")}
+
+{table(["workload", "device", "objective", "session ms", "/ built-in",
+        "command ms", "/ built-in"], users)}
+
+- PSO, Rastrigin: the callable takes 5.8 times the OpenCL C source; its
+  own kernels 1.6 times. The rest is the call from the run and its
+  waits.
+- Levy's function in PyTorch takes 5.9 times the whole OpenCL C run in
+  its own kernels alone (PSO, on a session; 15 times for the GA)."""
+
+
+
 # ---- spread runs ----------------------------------------------------------
 
 H200X4 = ("4 NVIDIA H200 joined by NVLink (NV18, all pairs), driver "
@@ -1926,7 +2032,7 @@ SECTIONS = [
                                  h100x2_gas_balance, h100x2_verlet_parts,
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
-    ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step]),
+    ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user]),
     ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),

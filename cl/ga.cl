@@ -31,8 +31,9 @@
  *   CK_REAL_DOUBLE     0 or 1
  *   CK_GA_FUSE_USER    1: a user objective is evaluated where the child is
  *                      made, as built-ins are (the host asks it for
- *                      objectives without data, in the global-memory
- *                      form); 0: by ck_evaluate_user after the generation
+ *                      objectives without data, in the global-memory form
+ *                      and in the resident form of one slot a work-item);
+ *                      0: by ck_evaluate_user after the generation
  * The kernels of ck_best.h and ck_evaluate.h are part of this program.
  * A user objective, when there is one, is placed before this file.
  */
@@ -67,8 +68,8 @@
 #define CK_GA_FUSE_USER 0
 #endif
 #if CK_GA_FUSE_USER &&                                                         \
-    (CK_OBJECTIVE != CK_OBJECTIVE_USER || CK_USER_DATA || CK_GA_RESIDENT)
-#error "CK_GA_FUSE_USER needs a user objective without data, not resident"
+    (CK_OBJECTIVE != CK_OBJECTIVE_USER || CK_USER_DATA || CK_LANES > 1)
+#error "CK_GA_FUSE_USER needs a user objective without data, one slot an item"
 #endif
 
 /* Objectives evaluated in the launch that makes the individual. */
@@ -86,6 +87,15 @@ static ck_real fused_user_value(ulong i, uint total,
   float position[CK_DIM];
   for (int d = 0; d < CK_DIM; ++d)
     position[d] = (float)genes[(ulong)d * total + i];
+  return (ck_real)objective(position, CK_DIM);
+}
+
+/* The same for a child held in private memory (the resident form), its
+ * genes the bits the global form reads back. */
+static ck_real fused_user_value_of(const ck_real *child) {
+  float position[CK_DIM];
+  for (int d = 0; d < CK_DIM; ++d)
+    position[d] = (float)child[d];
   return (ck_real)objective(position, CK_DIM);
 }
 #endif
@@ -408,6 +418,10 @@ ck_ga_evolve(CK_GA_EVOLVE_PARAMETERS) {
             CK_OBJECTIVE, CK_BOUNDS, CK_GA_CROSSOVER, CK_GA_MUTATION,
             mutation_rate, mutation_parameter, inverse_log_keep, seed, &draws,
             generation, CK_DIM, lo_local, hi_local, row, child));
+#if CK_GA_FUSE_USER
+        /* child holds the bounded genes that the slot now holds. */
+        value = ck_comparable(fused_user_value_of(child));
+#endif
       }
       __global ck_real *next = odd ? population_b : population_a;
       if (t + 1 == generations) {

@@ -118,11 +118,18 @@ CASES = {
                 '--hi', '2', '--islands', '2', '--island-size', '9', '--gens',
                 '2'],
     # A user objective without data, evaluated where each child is made,
-    # several generations a launch with a migration between them.
+    # several generations a launch with a migration between them: islands
+    # in local memory (the resident kernel), then, past 64 genes, in
+    # global memory.
     'ga-user-fused': ['run', 'ga', '--objective', '@DATA@/shifted_sphere.cl',
                       '--dim', '3', '--lo', '-2', '--hi', '2', '--islands',
                       '3', '--island-size', '9', '--gens', '4',
                       '--migrate-every', '2'],
+    'ga-user-fused-global': ['run', 'ga', '--objective',
+                             '@DATA@/shifted_sphere.cl', '--dim', '65',
+                             '--lo', '-2', '--hi', '2', '--islands', '2',
+                             '--island-size', '5', '--gens', '3',
+                             '--migrate-every', '2'],
     # Gas: the parallel sort by cell with a ragged last scan block, the
     # cell forces (a grid 2 cells wide, so periodic neighbours wrap onto
     # one cell), Verlet rebuilds flagged on the device, all pairs with the

@@ -2089,8 +2089,12 @@ static void null_arguments(const ck_device *ref) {
 
 /* What a GA ends with: its best, genes and history (best and mean), and
  * a spread run's bytes sent by its members. */
+/* Genes of the fused objective's islands in global memory: past
+ * CK__GA_RESIDENT_MAX_DIM. */
+#define FUSED_WIDE_DIM (CK__GA_RESIDENT_MAX_DIM + 2)
+
 typedef struct ga_end {
-  double best, position[6];
+  double best, position[FUSED_WIDE_DIM];
   double *history[2];
   size_t count;
   uint64_t sent;
@@ -2142,23 +2146,31 @@ static int ga_ends_same(const ga_end *a, const ga_end *b, int means) {
  * ck_evaluate_user after the generation. The two bodies are the same, so
  * both runs give the same bits: best, genes and every generation's best
  * and mean, migrating on a ring and on random cycles, in single and
- * double precision. */
+ * double precision. Islands of 4 genes stay in local memory (the
+ * resident kernel); of FUSED_WIDE_DIM, past CK__GA_RESIDENT_MAX_DIM, in
+ * global memory: each precision takes both forms. */
 static void fused_user_objective(const ck_device *device) {
   static const char plain[] = TEST_USER_PLAIN;
   static const char ignoring[] = TEST_USER_IGNORING;
-  double a[4] = {1, 2, 3, 4}, b[1] = {0};
-  ck_lsq_data row = {1, 4, a, b};
-  double lo[4] = {-3, -3, -3, -3}, hi[4] = {3, 3, 3, 3};
+  double a[FUSED_WIDE_DIM], b[1] = {0};
+  double lo[FUSED_WIDE_DIM], hi[FUSED_WIDE_DIM];
+  for (int d = 0; d < FUSED_WIDE_DIM; ++d) {
+    a[d] = d + 1;
+    lo[d] = -3;
+    hi[d] = 3;
+  }
   for (int run = 0; run < 4; ++run) {
     int random = run & 1, fp64 = run >> 1;
+    int dim = random == fp64 ? 4 : FUSED_WIDE_DIM;
     if (fp64 && !device->has_fp64)
       continue;
+    ck_lsq_data row = {1, (size_t)dim, a, b};
     ga_end ends[2];
     memset(ends, 0, sizeof ends);
-    int fused[2] = {-1, -1}, taken = 0;
+    int fused[2] = {-1, -1}, resident = -1, taken = 0;
     for (int k = 0; k < 2; ++k) {
       ck_ga_config c;
-      islands_config(&c, NULL, 4, 6, 24, 30);
+      islands_config(&c, NULL, dim, 6, 24, 30);
       c.objective_source = k ? ignoring : plain;
       c.objective_name = k ? "ignoring.cl" : "plain.cl";
       c.data = k ? &row : NULL;
@@ -2171,10 +2183,14 @@ static void fused_user_objective(const ck_device *device) {
       ck_ga *ga = create(device, &c);
       if (ga)
         fused[k] = ga->state.fused_user;
+      if (ga && k == 0)
+        resident = ga->state.fused_migration;
       taken += ga_end_take(ga, 30, &ends[k]);
     }
     CHECK_MSG(fused[0] == 1 && fused[1] == 0, "%s run %d: fused %d and %d",
               device->id, run, fused[0], fused[1]);
+    CHECK_MSG(resident == (dim == 4), "%s run %d (dim %d): resident %d",
+              device->id, run, dim, resident);
     if (taken == 2)
       CHECK_MSG(ga_ends_same(&ends[0], &ends[1], 1),
                 "%s random %d fp64 %d: best %.9g fused, %.9g apart", device->id,

@@ -60,9 +60,9 @@ struct ga_state {
   const ck__problem *problem;
   /* streamed: evaluated in the generation's launch (built-ins, and a
    * fused user objective's); fused_user: a user objective without data so
-   * evaluated (CK_GA_FUSE_USER of cl/ga.cl), in the global-memory form
-   * with a child a work-item: a launch and a pass over the population
-   * fewer each generation. */
+   * evaluated (CK_GA_FUSE_USER of cl/ga.cl), with a child a work-item,
+   * in the global-memory form or the resident one: a launch and a pass
+   * over the population fewer each generation. */
   int objective, streamed, fused_user, dim, double_precision;
   size_t real_size;
   uint32_t islands, size, total;

@@ -59,7 +59,8 @@ int ck__ga_resident(const ga_state *state, uint32_t group, uint32_t lanes) {
   int slots = lanes > 1 ? group > 0 && state->size == group * lanes &&
                               (group & (group - 1)) == 0
                         : state->size <= group;
-  return state->streamed && !state->fused_user && slots &&
+  /* A fused user objective is called on one child a work-item. */
+  return state->streamed && !(state->fused_user && lanes > 1) && slots &&
          state->dim <= CK__GA_RESIDENT_MAX_DIM && !(pocl && state->dim < 4) &&
          state->device.local_memory &&
          local_bytes <= state->device.local_memory;
