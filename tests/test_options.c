@@ -360,6 +360,45 @@ static void check_workloads(const ck_device *ref) {
   }
 }
 
+/* Readings of the workload's option table by one call of f. */
+#define READS(f)                                                               \
+  (reads_before = ck__options_reads(), (f), ck__options_reads() - reads_before)
+
+/* ck_workload_run reads its params once: as often as ck_workload_check
+ * does (and, spread over one ref member, as ck_workload_check_spread),
+ * for the demo of every workload on ref. */
+static void read_once(const ck_device *ref) {
+  const ck_workload *const *workloads = NULL;
+  size_t count = 0;
+  uint64_t reads_before = 0;
+  CHECK_OK(ck_workload_list(&workloads, &count));
+  ck_spread alone = {.devices = ref, .device_count = 1};
+  for (size_t w = 0; w < count; ++w) {
+    const ck_workload *workload = workloads[w];
+    const ck_param *params = workload->demo;
+    size_t n = workload->demo_count;
+    for (int spread = 0; spread <= workload->spreads; ++spread) {
+      ck_status checked = CK_OK;
+      uint64_t check_reads = READS(
+          checked = spread ? ck_workload_check_spread(workload, params, n, 1)
+                           : ck_workload_check(workload, params, n));
+      ck_run_options options = {.seed = 1, .spread = spread ? &alone : NULL};
+      ck_result result;
+      ck_status ran = CK_OK;
+      uint64_t run_reads = READS(
+          ran = ck_workload_run(workload, ref, params, n, &options, &result));
+      CHECK_MSG(checked == CK_OK && ran == CK_OK, "%s%s demo: check %d, run %d",
+                workload->name, spread ? " spread" : "", checked, ran);
+      CHECK_MSG(check_reads >= 1 && run_reads == check_reads,
+                "%s%s: the check reads the options %llu times, the run %llu",
+                workload->name, spread ? " spread" : "",
+                (unsigned long long)check_reads, (unsigned long long)run_reads);
+      if (ran == CK_OK)
+        ck_result_release(&result);
+    }
+  }
+}
+
 /* Each field's range and default fit its type, and the default lies in
  * the range or is one of its words. */
 static void check_fields(const char *config, const ck__field *fields,
@@ -400,6 +439,7 @@ int main(void) {
                                "9 31 -95\n10 81 -59\nEOF\n";
   CHECK_OK(ck_tsp_parse(cities, sizeof cities - 1, "ring10", &instance));
   check_workloads(ref);
+  read_once(ref);
   ck_tsp_free(&instance);
   ck_device_set_free(&set);
   return CHECK_DONE();

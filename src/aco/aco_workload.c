@@ -180,12 +180,14 @@ static ck_status read_stopping(const ck_param *params, size_t count,
 
 /*
  * The options alone, every range checked where it is defined: what
- * aco_check validates and aco_run uses, so the two cannot disagree. The
- * instance is not read here (job->instance stays empty); job_parse does
- * that and checks what depends on it.
+ * aco_check validates and aco_run uses, so the two cannot disagree; with
+ * `spread`, what a spread run refuses too. The instance is not read here
+ * (job->instance stays empty); job_parse does that and checks what
+ * depends on it.
  */
 static ck_status options_parse(const ck_param *params, size_t count,
-                               const ck_run_options *options, aco_job *job) {
+                               const ck_run_options *options, int spread,
+                               aco_job *job) {
   ck_status status = CK_OK;
   memset(job, 0, sizeof *job);
   ck_aco_config *config = &job->config;
@@ -232,6 +234,11 @@ static ck_status options_parse(const ck_param *params, size_t count,
   };
   CK_TRY(ck__param_parts(params, count, parts, sizeof parts / sizeof *parts));
   CK_TRY(read_stopping(params, count, config));
+  if (spread)
+    CK_TRY(ck__param_not_spread(
+        params, count, "focus-source",
+        config->focus_source != CK_ACO_SOURCE_BEST,
+        "a spread colony's ants copy the best tour; use best"));
 fail:
   return status;
 }
@@ -240,7 +247,8 @@ fail:
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, aco_job *job) {
   ck_status status = CK_OK;
-  if ((status = options_parse(params, count, options, job)))
+  if ((status = options_parse(params, count, options,
+                              options && options->spread, job)))
     return status;
   ck_aco_config *config = &job->config;
   const char *path = job->path;
@@ -300,18 +308,12 @@ fail:
 
 static ck_status aco_check(const ck_param *params, size_t count) {
   aco_job job;
-  return options_parse(params, count, NULL, &job);
+  return options_parse(params, count, NULL, 0, &job);
 }
 
 static ck_status aco_check_spread(const ck_param *params, size_t count) {
   aco_job job;
-  ck_status status = options_parse(params, count, NULL, &job);
-  if (status == CK_OK)
-    status = ck__param_not_spread(
-        params, count, "focus-source",
-        job.config.focus_source != CK_ACO_SOURCE_BEST,
-        "a spread colony's ants copy the best tour; use best");
-  return status;
+  return options_parse(params, count, NULL, 1, &job);
 }
 
 static ck_status write_trace(const char *path, const ck_aco *aco) {

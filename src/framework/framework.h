@@ -126,8 +126,12 @@ struct ck_workload {
   ck__option_text *texts;
   /* Relative difference of `best` from ref within which a run agrees. */
   double tolerance;
-  /* Validates the workload's own parameters (names are checked already). */
+  /* Validates the workload's own parameters (names are checked already):
+   * ck_workload_check's one reading of them. */
   ck_status (*check)(const ck_param *params, size_t count);
+  /* Reads params once, with every refusal of check (and, for a spread,
+   * of check_spread), and runs. ck_workload_run checks no more than the
+   * names, flags and files of the table before it. */
   ck_status (*run)(const ck_device *device, const ck_param *params,
                    size_t count, const ck_run_options *options,
                    ck_result *result);
@@ -154,9 +158,10 @@ struct ck_workload {
   /* Nonzero when run takes a spread (ck_run_options.spread); others are
    * refused one. */
   int spreads;
-  /* Optional: refuses the options a spread run contradicts (as
-   * CK_ERROR_INVALID_ARGUMENT, through ck__param_not_spread), before any
-   * device work; params are checked otherwise already. */
+  /* Optional: check's refusals and those of the options a spread run
+   * contradicts (as CK_ERROR_INVALID_ARGUMENT, through
+   * ck__param_not_spread), in one reading; ck_workload_check_spread calls
+   * it in place of check. */
   ck_status (*check_spread)(const ck_param *params, size_t count);
   /* Nonzero when a spread's members may share a device (one given twice):
    * its create_spread keeps each member's queues and memory apart there. */
@@ -266,6 +271,10 @@ const ck_option *ck__workload_options(const ck_workload *workload);
  * [0.5, 1e+06]". */
 ck_status ck__options_read(const ck__option *options, const ck_param *params,
                            size_t count, void *job);
+
+/* How many times this thread has called ck__options_read: tests count a
+ * call's readings of its params with it. */
+uint64_t ck__options_reads(void);
 
 /* CK_ERROR_INVALID_ARGUMENT for a value of an option that is none of the
  * words of field (an enum's): "option --NAME: [CONFIG.FIELD: ]unknown value

@@ -294,9 +294,17 @@ static ck_status read_field(const ck__option *option, const char *text,
   return CK_OK;
 }
 
+/* Readings of an option table on this thread (ck__options_reads). */
+static _Thread_local uint64_t readings;
+
+uint64_t ck__options_reads(void) {
+  return readings;
+}
+
 ck_status ck__options_read(const ck__option *options, const ck_param *params,
                            size_t count, void *job) {
   assert(options && (params || count == 0));
+  ++readings;
   for (const ck__option *option = options; option->name; ++option) {
     const char *text = ck__param_find(params, count, option->name);
     ck_status status = CK_OK;

@@ -357,9 +357,15 @@ ck_status ck_result_get_metric(const ck_result *result, const char *name,
                   result->workload, name);
 }
 
-/* function: the public call, for the messages on NULL arguments. */
+/* The workload's reading of its params (check, check_spread), or none
+ * where its run reads them. */
+typedef ck_status (*params_check)(const ck_param *params, size_t count);
+
+/* function: the public call, for the messages on NULL arguments; own:
+ * the workload's check to make, or NULL. */
 static ck_status check_params(const char *function, const ck_workload *workload,
-                              const ck_param *params, size_t count) {
+                              const ck_param *params, size_t count,
+                              params_check own) {
   CK__REQUIRE_IN(function, workload);
   if (count && !params)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -411,10 +417,9 @@ static ck_status check_params(const char *function, const ck_workload *workload,
     if (status)
       return ck__fail_prefix(status, "option --%s: ", *output);
   }
-  ck_status status = workload->check
-                         ? ck__option_name_field(workload->options,
-                                                 workload->check(params, count))
-                         : CK_OK;
+  ck_status status =
+      own ? ck__option_name_field(workload->options, own(params, count))
+          : CK_OK;
   /* A file named as another format than the one written (out.jpg for a
    * PNG): after the workload's checks, which name two options given one
    * file first. */
@@ -428,15 +433,13 @@ static ck_status check_params(const char *function, const ck_workload *workload,
   return status;
 }
 
-/* A spread's refusals of params checked already, but the processes'
- * (in the C locale). */
-static ck_status check_spread(const ck_workload *workload,
-                              const ck_param *params, size_t count) {
+/* A workload that takes no spread refuses one. */
+static ck_status check_spreads(const ck_workload *workload) {
   if (!workload->spreads)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s does not spread over several devices (--spread)",
                     workload->name);
-  return workload->check_spread ? workload->check_spread(params, count) : CK_OK;
+  return CK_OK;
 }
 
 /*
@@ -445,7 +448,7 @@ static ck_status check_spread(const ck_workload *workload,
  * refused and a trace would hold "0,5". uselocale() switches the calling
  * thread only, so other threads of the caller keep theirs; the callbacks
  * of a run see the C locale too. Here: check_params and, for a spread,
- * check_spread.
+ * check_spreads.
  */
 static ck_status check_in_c_locale(const char *function,
                                    const ck_workload *workload,
@@ -455,9 +458,13 @@ static ck_status check_in_c_locale(const char *function,
   ck_status status = ck__c_locale_enter(&locale, function);
   if (status != CK_OK)
     return status;
-  status = check_params(function, workload, params, count);
+  /* A spread's check reads params once, with the spread's refusals. */
+  params_check own = workload ? workload->check : NULL;
+  if (spread && workload && workload->check_spread)
+    own = workload->check_spread;
+  status = check_params(function, workload, params, count, own);
   if (status == CK_OK && spread)
-    status = check_spread(workload, params, count);
+    status = check_spreads(workload);
   ck__c_locale_leave(&locale);
   return status;
 }
@@ -590,12 +597,14 @@ static ck_status run_begun(const ck_workload *workload, const ck_device *device,
   ck_status status;
   assert(workload && device && result); /* checked by run_workload */
   ck_run_options defaults = {.seed = 1};
-  if ((status = check_params("ck_workload_run", workload, params, count)) !=
-      CK_OK)
+  /* The table's checks: the workload's run reads its params once, with
+   * every refusal of its check (and check_spread). */
+  if ((status = check_params("ck_workload_run", workload, params, count,
+                             NULL)) != CK_OK)
     return status;
   if (!options)
     options = &defaults;
-  if (options->spread && (status = check_spread(workload, params, count)))
+  if (options->spread && (status = check_spreads(workload)))
     return status;
   if (options->objective && !workload->objectives)
     return ck__fail(CK_ERROR_UNSUPPORTED,

@@ -148,15 +148,16 @@ ck_status ck_ga_config_read(const ck_param *params, size_t count,
   return status;
 }
 
-/* The settings, then the problem's files; the generation count only where
- * it stops the run. */
+/* The settings and all that check refuses, then the problem's files;
+ * the generation count only where it stops the run. */
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, ck__problem_job *job,
                            ck_ga_config *config) {
   ck_status status;
   memset(job, 0, sizeof *job);
   ck_ga_config_init(config);
-  if ((status = read_settings(params, count, config)))
+  if ((status = read_settings(params, count, config)) ||
+      (status = ck__problem_options_check(params, count)))
     return status;
   ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);

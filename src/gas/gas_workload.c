@@ -397,8 +397,10 @@ static ck_status read_options(const ck_param *params, size_t count,
   return ck__options_read(gas_options, params, count, job);
 }
 
-ck_status ck__gas_job_parse(const ck_param *params, size_t count,
-                            const ck_run_options *options, ck__gas_job *job) {
+/* The job, and with `spread` what a spread run refuses too. */
+static ck_status job_parse(const ck_param *params, size_t count,
+                           const ck_run_options *options, int spread,
+                           ck__gas_job *job) {
   ck_status status = CK_OK;
   /* A run may go on from a checkpoint and replace it, since the restart
    * is read whole before anything is written; nothing else may share. */
@@ -408,28 +410,31 @@ ck_status ck__gas_job_parse(const ck_param *params, size_t count,
       (status = ck__param_files_apart(params, count, reads, gas_outputs,
                                       "checkpoint", "restart")) ||
       (status = read_options(params, count, options, job)) ||
-      (status = check_parts(params, count, job)))
+      (status = check_parts(params, count, job)) ||
+      (status = check_start(params, count, options, job)) || !spread)
     return status;
-  return check_start(params, count, options, job);
+  if ((status = ck__param_not_spread(
+           params, count, "model", job->config.model != CK_GAS_LENNARD_JONES,
+           "the soft-log model has no cutoff to cut the box at; use lj")))
+    return status;
+  return ck__param_not_spread(
+      params, count, "neighbors", job->config.neighbors == CK_GAS_ALL_PAIRS,
+      "all pairs do not spread over devices; use cells or verlet:SKIN");
+}
+
+ck_status ck__gas_job_parse(const ck_param *params, size_t count,
+                            const ck_run_options *options, ck__gas_job *job) {
+  return job_parse(params, count, options, options && options->spread, job);
 }
 
 static ck_status gas_check(const ck_param *params, size_t count) {
   ck__gas_job job;
-  return ck__gas_job_parse(params, count, NULL, &job);
+  return job_parse(params, count, NULL, 0, &job);
 }
 
 static ck_status gas_check_spread(const ck_param *params, size_t count) {
   ck__gas_job job;
-  ck_status status = read_options(params, count, NULL, &job);
-  if (status == CK_OK)
-    status = ck__param_not_spread(
-        params, count, "model", job.config.model != CK_GAS_LENNARD_JONES,
-        "the soft-log model has no cutoff to cut the box at; use lj");
-  if (status == CK_OK)
-    status = ck__param_not_spread(
-        params, count, "neighbors", job.config.neighbors == CK_GAS_ALL_PAIRS,
-        "all pairs do not spread over devices; use cells or verlet:SKIN");
-  return status;
+  return job_parse(params, count, NULL, 1, &job);
 }
 
 /* A real of a compound option's value ("langevin:T:GAMMA") as an option

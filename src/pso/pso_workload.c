@@ -113,15 +113,16 @@ ck_status ck_pso_config_read(const ck_param *params, size_t count,
   return status;
 }
 
-/* The settings, then the problem's files; the iteration count only where
- * it stops the run. */
+/* The settings and all that check refuses, then the problem's files;
+ * the iteration count only where it stops the run. */
 static ck_status job_parse(const ck_param *params, size_t count,
                            const ck_run_options *options, ck__problem_job *job,
                            ck_pso_config *config) {
   ck_status status;
   memset(job, 0, sizeof *job);
   ck_pso_config_init(config);
-  if ((status = read_settings(params, count, config)))
+  if ((status = read_settings(params, count, config)) ||
+      (status = ck__problem_options_check(params, count)))
     return status;
   ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
