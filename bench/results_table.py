@@ -1261,7 +1261,31 @@ def ga_user_rows(name):
     return rows
 
 
+def ga_native_rows():
+    """run_native.txt: each objective's median ms on cuda:0 and its ratio
+    to the built-in's; and the bit checks, as table rows."""
+    medians, bits = [], []
+    for line in read(GA_USER, "run_native.txt").splitlines():
+        if line.startswith("GA "):
+            head, values = line.split(": ", 1)
+            objective = head.split(" ", 3)[3]
+            walls = [float(item.split("/")[0]) for item in values.split()]
+            bests = {item.split("/")[1] for item in values.split()}
+            medians.append([objective.replace("objective ", "--objective ")
+                            .replace("fn ", "--fn "),
+                            statistics.median(walls) * 1e3,
+                            "yes" if len(bests) == 1 else "no"])
+        elif line.startswith("bits "):
+            what, rest = line[5:].split(": ", 1)
+            words = rest.split()
+            bits.append([what, words[1], words[3], words[-1]])
+    built_in = medians[0][1]
+    return ([[name, f"{ms:.2f}", f"{ms / built_in:.2f}", same]
+             for name, ms, same in medians], bits)
+
+
 def h200_ga_user():
+    native_rows, native_bits = ga_native_rows()
     users = []
     for name, device in (("user_objective_ga.md", "cuda:0"),
                          ("user_objective_ga_ocl.md", "ocl:1.0"),
@@ -1277,7 +1301,7 @@ def h200_ga_user():
 - A user's OpenCL C objective without data is evaluated where the GA
   makes each child, as built-ins are (`CK_GA_FUSE_USER`).
 - First in the global-memory kernel; then also in the resident one,
-  whose islands stay in local memory.
+  whose islands stay in local memory; then in CUDA's native kernel.
 - Each table: before and after built and run in one call, five runs
   each after one that builds; medians. Every run of a row ends at the
   same best.
@@ -1309,13 +1333,33 @@ The global-memory kernel (before) against the resident kernel too
 
 - `test_ga` passed on cuda:0 and ocl:1.0 in that call: the fused values
   are the evaluation kernel's, bit for bit, in both forms.
-- On cuda:0 the built-in runs the native kernel of `cl/ga.cu`; a user
-  objective runs `cl/ga.cl` through NVRTC.
+- On cuda:0 the built-in runs the native kernel of `cl/ga.cu`; there a
+  user objective ran `cl/ga.cl` through NVRTC.
 - The built-ins' sines and cosines are polynomials of their own; the
   user's source calls OpenCL C's.
 
+Then in `cl/ga.cu`, the native CUDA kernel, as built-ins are, in a
+third call. The checks first: the fused run against the same objective
+taking a data row it ignores (evaluated after each generation), on each
+of `ga.cu`'s ways to finish a child (`--dim 6|30`, 24 islands of 128, 60
+generations); past 64 genes (chunks) against NVIDIA's OpenCL, since a run
+is the same bits on every device.
+
+{source([(GA_USER, "run_native.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-28",
+        "as above, `--device cuda:0`")}
+
+{table(["run", "fused best", "other best", "same genes"], native_bits)}
+
+{table(["objective", "ms", "/ built-in", "same best every run"],
+       native_rows)}
+
+- Before this step the user's objectives took 4.45 and 4.64 ms on cuda:0
+  (the table above, another call): 11-13% less now, with the same bests.
+
 The same objectives from Python on a session (`bench/user_objective.py`,
-after the change; the command's figures are the clkit command's). The
+on the resident kernel, before `ga.cu` took them; the command's figures
+are the clkit command's). The
 PyTorch callables take the swarm's or population's memory
 (`array="torch"`). "Alone" is the callable's own kernels: the same number
 of calls on one tensor of the same shape, with no run around them.

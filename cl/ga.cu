@@ -75,8 +75,12 @@
  * memory (ck_ga_native.h, sized by shared_bytes in src/ga/ga_cuda.c),
  * laid out as below.
  *
- * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one),
- * CK_BOUNDS, CK_DIM (at most CK_GA_NATIVE_MAX_DIM), CK_GA_TOURNAMENT,
+ * A user objective without data (CK_OBJECTIVE_USER, its source placed
+ * before this file) is called on each child where a built-in is
+ * evaluated: on its bounded genes (ga_mutation.inc, user_value).
+ *
+ * Build-time defines (src/ga/ga_cuda.c): CK_OBJECTIVE (a streamed one,
+ * or the user's), CK_BOUNDS, CK_DIM (at most CK_GA_NATIVE_MAX_DIM), CK_GA_TOURNAMENT,
  * CK_GA_CROSSOVER, CK_GA_MUTATION, CK_GA_ELITE, CK_GA_ISLAND (the island size),
  * CK_GA_CLUSTER (blocks an island: 1, or up to 8 in a cluster),
  * CK_GA_SLOTS (slots a block: the island size over CK_GA_CLUSTER, rounded
@@ -115,10 +119,11 @@
     !defined(CK_GA_MIGRANTS)
 #error "ga.cu needs CK_OBJECTIVE, CK_BOUNDS, CK_DIM, CK_GA_* and CK_GA_BLOCK"
 #endif
-#if CK_REAL_DOUBLE || CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT ||           \
+#define USER (CK_OBJECTIVE == CK_OBJECTIVE_USER)
+#if CK_REAL_DOUBLE || (CK_OBJECTIVE >= CK_OBJECTIVE_STREAMED_COUNT && !USER) || \
     CK_DIM > CK_GA_NATIVE_MAX_DIM || CK_GA_BLOCK % CK_WARP_WIDTH != 0 ||       \
     CK_GA_BLOCK < CK_GA_SLOTS || CK_GA_ELITE >= CK_GA_ISLAND
-#error "ga.cu is for streamed objectives in single precision, a bounded CK_DIM"
+#error "ga.cu is for streamed or user objectives in single precision, a bounded CK_DIM"
 #endif
 /* Every block of a cluster holds a slot, and the elites (slots 0 ..
  * CK_GA_ELITE - 1) are the first block's. */

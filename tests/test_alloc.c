@@ -801,7 +801,7 @@ static ck_status result_json(const void *arg, double *value) {
 static ck_status cuda_compile(const void *arg, double *value) {
   (void)arg;
   ck_status status =
-      ck__cuda_compile_check("selfcheck", "-DCK_SELFCHECK_GROUP=256", 90);
+      ck__cuda_compile_check("selfcheck", NULL, "-DCK_SELFCHECK_GROUP=256", 90);
   if (status == CK_OK)
     *value = 1;
   return status;

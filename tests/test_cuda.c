@@ -27,9 +27,21 @@
 /* Programs as the CUDA steps build them, with typical defines: compiled
  * through NVRTC for sm_90 where no CUDA device exists (CI has nvcc but no
  * GPU), so that a kernel that does not translate fails here. */
-static const struct {
+/* A user objective without data, as OpenCL C source: placed before the
+ * native steps that call it (pso.cu, ga.cu). */
+static const char user_objective[] =
+    "float objective(const float *x, int dim) {\n"
+    "  float s = 0.0f;\n"
+    "  for (int i = 0; i < dim; ++i)\n"
+    "    s += x[i] * x[i] - cos(6.2831853f * x[i]);\n"
+    "  return s;\n"
+    "}\n";
+
+typedef struct {
   const char *name, *defines;
-} programs[] = {
+} program_case;
+
+static const program_case programs[] = {
     {"selfcheck", "-DCK_SELFCHECK_GROUP=256"},
     /* clkit peak's kernels: scalars, and CUDA's widest vectors. */
     {"peak", "-DCK_PEAK_WIDTH=1 -DCK_PEAK_ITERATIONS=4096"},
@@ -232,6 +244,40 @@ static void check_cache_kept(const ck_device *device) {
   ck_queue_destroy(queue);
 }
 
+/* The native steps that call a user objective (user_objective placed
+ * before them): the PSO's step, and the GA's child whole and in chunks
+ * (d > 64). */
+static const program_case user_programs[] = {
+    {"pso.cu", "-DCK_OBJECTIVE=11 -DCK_BOUNDS=0 -DCK_DIM=30 -DCK_PSO_ROWS=15 "
+               "-DCK_PSO_GROUP_ROUNDS=1 -DCK_PSO_MIN_BLOCKS=4 "
+               "-DCK_REAL_DOUBLE=0"},
+    {"ga.cu", "-DCK_OBJECTIVE=11 -DCK_BOUNDS=0 -DCK_DIM=30 "
+              "-DCK_GA_TOURNAMENT=2 -DCK_GA_CROSSOVER=0 -DCK_GA_MUTATION=0 "
+              "-DCK_GA_ELITE=1 -DCK_GA_ISLAND=256 -DCK_GA_CLUSTER=1 "
+              "-DCK_GA_SLOTS=256 -DCK_GA_BLOCK=256 -DCK_GA_MIGRANTS=2 "
+              "-DCK_GA_DEFER_REFILLS=1 -DCK_GA_POOL_STEPS=0 "
+              "-DCK_REAL_DOUBLE=0"},
+    {"ga.cu", "-DCK_OBJECTIVE=11 -DCK_BOUNDS=1 -DCK_DIM=100 "
+              "-DCK_GA_TOURNAMENT=3 -DCK_GA_CROSSOVER=2 -DCK_GA_MUTATION=1 "
+              "-DCK_GA_ELITE=2 -DCK_GA_ISLAND=100 -DCK_GA_CLUSTER=1 "
+              "-DCK_GA_SLOTS=100 -DCK_GA_BLOCK=128 -DCK_GA_MIGRANTS=3 "
+              "-DCK_GA_DEFER_REFILLS=0 -DCK_GA_POOL_STEPS=1 "
+              "-DCK_REAL_DOUBLE=0"},
+};
+
+/* One program for one architecture; prefix: user_objective or NULL. */
+static void check_compile(const program_case *program, const char *prefix,
+                          int architecture) {
+  ck_status status = ck__cuda_compile_check(program->name, prefix,
+                                            program->defines, architecture);
+  const char *message = "";
+  if (status != CK_OK)
+    ck_error_get_last(&message);
+  CHECK_MSG(status == CK_OK, "sm_%d: %s%s (%s): %s", architecture,
+            program->name, prefix ? " with a user objective" : "",
+            program->defines, message);
+}
+
 static void check_compiles(void) {
   /* sm_90, and the oldest architecture the build serves (sm_75 by
    * default), where the native kernels take their fallbacks for what
@@ -248,17 +294,14 @@ static void check_compiles(void) {
         continue;
       if (a > 0 && architectures[a] == 90)
         continue;
-      ck_status status =
-          ck__cuda_compile_check(name, defines, architectures[a]);
-      const char *message = "";
-      if (status != CK_OK)
-        ck_error_get_last(&message);
-      CHECK_MSG(status == CK_OK, "sm_%d: %s (%s): %s", architectures[a], name,
-                defines, message);
+      check_compile(&programs[i], NULL, architectures[a]);
     }
+  for (size_t i = 0; i < sizeof user_programs / sizeof user_programs[0]; ++i)
+    check_compile(&user_programs[i], user_objective, 90);
   /* A GPU newer than NVRTC gets PTX of NVRTC's newest architecture. */
   size_t before = ck__test_value(CK__TEST_CUDA_PTX_BUILDS);
-  CHECK_OK(ck__cuda_compile_check(programs[1].name, programs[1].defines, 990));
+  CHECK_OK(
+      ck__cuda_compile_check(programs[1].name, NULL, programs[1].defines, 990));
   CHECK_MSG(ck__test_value(CK__TEST_CUDA_PTX_BUILDS) == before + 1,
             "sm_990: %zu programs built as PTX",
             ck__test_value(CK__TEST_CUDA_PTX_BUILDS) - before);

@@ -107,8 +107,9 @@ static int find_shape(const ga_state *state, native_shape *shape) {
               state->dim >= MIN_CLUSTER_DIM
           ? MAX_CLUSTER
           : 1;
-  /* ga.cu's generation knows the built-in objectives alone. */
-  if (!state->streamed || state->fused_user || state->double_precision ||
+  /* ga.cu's generation knows the built-in objectives and the user's
+   * without data (fused_user). */
+  if (!state->streamed || state->double_precision ||
       state->dim > CK_GA_NATIVE_MAX_DIM)
     return 0;
   for (uint32_t cluster = 1; cluster <= most; ++cluster) {
@@ -182,8 +183,9 @@ static ck_status cuda_setup(ga_state *state) {
       (unsigned)shape.cluster, (unsigned)shape.slots, (unsigned)shape.block,
       (unsigned)(state->migrants ? state->migrants : 1u), defers_refills(state),
       pools_steps(state), sm_threads, sm_registers, sm_blocks, state->across);
-  CK_TRY(
-      ck_program_build(state->queue, "ga.cu", defines, &state->native_program));
+  CK_TRY(ck__program_build_prefixed(
+      state->queue, "ga.cu", defines, state->problem->user_name,
+      state->problem->user_source, &state->native_program));
   ck_kernel *kernel;
   CK_TRY(ck_kernel_create(state->native_program, "ck_ga_cuda_evolve", &kernel));
   state->native_evolve_kernel = kernel;

@@ -194,14 +194,24 @@ ck_status ck__nvrtc_with_prelude(const char *name, const char *source,
   return CK_OK;
 }
 
-ck_status ck__cuda_compile_check(const char *name, const char *defines,
-                                 int architecture) {
+ck_status ck__cuda_compile_check(const char *name, const char *prefix,
+                                 const char *defines, int architecture) {
   ck_status status = CK_OK;
   char *source = NULL, *full = NULL;
   void *cubin = NULL;
   size_t cubin_size = 0;
   char target[32], options[1024];
   CK_TRY(ck__kernels_assemble_mapped(name, &source, NULL, NULL));
+  if (prefix) {
+    /* Before the program, as ck__program_build_prefixed places it. */
+    size_t length = strlen(prefix) + strlen(source) + 2;
+    char *joined = malloc(length);
+    if (!joined)
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %s", name);
+    snprintf(joined, length, "%s\n%s", prefix, source);
+    free(source);
+    source = joined;
+  }
   CK_TRY(ck__nvrtc_with_prelude(name, source, &full));
   snprintf(target, sizeof target, "sm_%d", architecture);
   snprintf(options, sizeof options,

@@ -512,10 +512,11 @@ void ck__cuda_graph_destroy(void *graph);
 /* Compiles kernel program name (a cl/ file, as ck_program_build names it)
  * through NVRTC for sm_<architecture> with defines, as a CUDA device of a
  * typical shape would build it, but with no device: for tests on machines
- * without a GPU. Returns CK_OK, or CK_ERROR_BUILD with the log in the
- * message. */
-ck_status ck__cuda_compile_check(const char *name, const char *defines,
-                                 int architecture);
+ * without a GPU. prefix: a user objective's source placed before the
+ * program (ck__program_build_prefixed), or NULL. Returns CK_OK, or
+ * CK_ERROR_BUILD with the log in the message. */
+ck_status ck__cuda_compile_check(const char *name, const char *prefix,
+                                 const char *defines, int architecture);
 #endif
 
 #endif /* CK_RUNTIME_H */
