@@ -77,26 +77,26 @@
   (CK_OBJECTIVE < CK_OBJECTIVE_STREAMED_COUNT || CK_GA_FUSE_USER)
 
 #if CK_GA_FUSE_USER
-/* The user's objective at individual i of `total` (gene-major), which
- * this work-item has just written: gathered into private memory, as its
+/* The user's objective on a child's genes in private memory (the
+ * resident form holds them there): copied into a float position, as its
  * signature asks, as ck_evaluate_user does, so that the values are the
- * same bits. CK_DIM is the run's dim, so that a compiler can unroll both
+ * same bits. CK_DIM is the run's dim, so that a compiler can unroll the
  * loops and keep the genes in registers. */
-static ck_real fused_user_value(ulong i, uint total,
-                                __global const ck_real *genes) {
-  float position[CK_DIM];
-  for (int d = 0; d < CK_DIM; ++d)
-    position[d] = (float)genes[(ulong)d * total + i];
-  return (ck_real)objective(position, CK_DIM);
-}
-
-/* The same for a child held in private memory (the resident form), its
- * genes the bits the global form reads back. */
 static ck_real fused_user_value_of(const ck_real *child) {
   float position[CK_DIM];
   for (int d = 0; d < CK_DIM; ++d)
     position[d] = (float)child[d];
   return (ck_real)objective(position, CK_DIM);
+}
+
+/* The same at individual i of `total` (gene-major), which this work-item
+ * has just written. */
+static ck_real fused_user_value(ulong i, uint total,
+                                __global const ck_real *genes) {
+  ck_real child[CK_DIM];
+  for (int d = 0; d < CK_DIM; ++d)
+    child[d] = genes[(ulong)d * total + i];
+  return fused_user_value_of(child);
 }
 #endif
 /* The resident copy's reals a slot, and gene d of slot i in it: in rows

@@ -409,7 +409,8 @@ typedef struct ck__problem_job {
 
 /* Reads the shared options that name files or depend on them (--fn,
  * --objective, --data, --lo, --hi, --out, --trace, --plot) over the settings
- * read from the other options (a spec of the config, ck__options_read).
+ * read from the other options (a spec of the config, ck__options_read),
+ * after every refusal of ck__problem_options_check.
  * `count_option` names the step-count option ("iters", "gens").
  * Errors are CK_ERROR_INVALID_ARGUMENT naming the option, or the reader's
  * status (CK_ERROR_NOT_FOUND, _IO, _PARSE) after "option --data: " for a

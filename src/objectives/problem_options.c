@@ -109,6 +109,7 @@ ck_status ck__problem_job_parse(const ck_param *params, size_t count,
   ck__problem_spec *spec = &job->spec;
   memset(job, 0, sizeof *job);
   *spec = *settings;
+  CK_TRY(ck__problem_options_check(params, count)); /* the check's first */
   const ck_objective_info *info = NULL;
   const char *objective_path = ck__param_find(params, count, "objective");
   if (spec->host) {

@@ -121,8 +121,7 @@ static ck_status job_parse(const ck_param *params, size_t count,
   ck_status status;
   memset(job, 0, sizeof *job);
   ck_pso_config_init(config);
-  if ((status = read_settings(params, count, config)) ||
-      (status = ck__problem_options_check(params, count)))
+  if ((status = read_settings(params, count, config)))
     return status;
   ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
