@@ -1235,10 +1235,9 @@ gas's kernels at 4M particles, ρ 0.8, cell lists, on the tree before it
 GA_USER = "h200-2026-11-28-ga-user"
 
 
-def ga_user_rows(name):
-    """Rows of a run file's 'GA DEVICE TREE OBJECTIVE: wall/best ...'
-    lines: device, objective, median ms of before (bA) and after (bB),
-    after / before, and whether every run ends at one best."""
+def ga_runs(name):
+    """A run file's 'GA DEVICE TREE OBJECTIVE: wall/best ...' lines as
+    {(device, tree, objective): (median ms, the bests)}, in file order."""
     runs = {}
     for line in read(GA_USER, name).splitlines():
         if not line.startswith("GA "):
@@ -1246,16 +1245,27 @@ def ga_user_rows(name):
         head, values = line.split(": ", 1)
         _, device, tree, objective = head.split(" ", 3)
         pairs = [value.split("/") for value in values.split()]
-        runs[(device, objective, tree)] = (
+        runs[(device, tree, objective)] = (
             statistics.median(float(wall) for wall, _ in pairs) * 1e3,
             {best for _, best in pairs})
+    return runs
+
+
+def option_text(objective):
+    """'fn rastrigin' as the command spells it: '--fn rastrigin'."""
+    return "--" + objective
+
+
+def ga_user_rows(name):
+    """Rows of before (bA) against after (bB): device, objective, median
+    ms of each, after / before, and whether every run ends at one best."""
+    runs = ga_runs(name)
     rows = []
-    for (device, objective, tree), (before, bests) in runs.items():
+    for (device, tree, objective), (before, bests) in runs.items():
         if tree != "bA":
             continue
-        after, after_bests = runs[(device, objective, "bB")]
-        rows.append([device, objective.replace("objective ", "--objective ")
-                     .replace("fn ", "--fn "), f"{before:.2f}",
+        after, after_bests = runs[(device, "bB", objective)]
+        rows.append([device, option_text(objective), f"{before:.2f}",
                      f"{after:.2f}", f"{after / before:.2f}",
                      "yes" if len(bests | after_bests) == 1 else "no"])
     return rows
@@ -1264,24 +1274,18 @@ def ga_user_rows(name):
 def ga_native_rows():
     """run_native.txt: each objective's median ms on cuda:0 and its ratio
     to the built-in's; and the bit checks, as table rows."""
-    medians, bits = [], []
+    runs = list(ga_runs("run_native.txt").items())
+    built_in = runs[0][1][0]
+    medians = [[option_text(objective), f"{ms:.2f}", f"{ms / built_in:.2f}",
+                "yes" if len(bests) == 1 else "no"]
+               for (_, _, objective), (ms, bests) in runs]
+    bits = []
     for line in read(GA_USER, "run_native.txt").splitlines():
-        if line.startswith("GA "):
-            head, values = line.split(": ", 1)
-            objective = head.split(" ", 3)[3]
-            walls = [float(item.split("/")[0]) for item in values.split()]
-            bests = {item.split("/")[1] for item in values.split()}
-            medians.append([objective.replace("objective ", "--objective ")
-                            .replace("fn ", "--fn "),
-                            statistics.median(walls) * 1e3,
-                            "yes" if len(bests) == 1 else "no"])
-        elif line.startswith("bits "):
+        if line.startswith("bits "):
             what, rest = line[5:].split(": ", 1)
             words = rest.split()
             bits.append([what, words[1], words[3], words[-1]])
-    built_in = medians[0][1]
-    return ([[name, f"{ms:.2f}", f"{ms / built_in:.2f}", same]
-             for name, ms, same in medians], bits)
+    return medians, bits
 
 
 def h200_ga_user():
@@ -1339,11 +1343,14 @@ The global-memory kernel (before) against the resident kernel too
   user's source calls OpenCL C's.
 
 Then in `cl/ga.cu`, the native CUDA kernel, as built-ins are, in a
-third call. The checks first: the fused run against the same objective
-taking a data row it ignores (evaluated after each generation), on each
-of `ga.cu`'s ways to finish a child (`--dim 6|30`, 24 islands of 128, 60
-generations); past 64 genes (chunks) against NVIDIA's OpenCL, since a run
-is the same bits on every device.
+third call. The checks come first:
+
+- Each of `ga.cu`'s ways to finish a child: the fused run against the
+  same objective taking a data row it ignores (evaluated after each
+  generation).
+- Those runs: `--dim 6|30`, 24 islands of 128, 60 generations.
+- Past 64 genes (chunks): against NVIDIA's OpenCL, since a run is the
+  same bits on every device.
 
 {source([(GA_USER, "run_native.txt")],
         "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-28",
