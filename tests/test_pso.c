@@ -1739,25 +1739,27 @@ static void host_ask_tell(const ck_device *device) {
 }
 
 /* Off CUDA devices a device objective takes a host copy of the swarm
- * (page-locked on OpenCL): run, and through ask/tell, its swarm is the
- * host callback's bit for bit. Values said to be in device memory are
- * refused there. */
+ * (page-locked on OpenCL): run (in stream order too, where the copy is
+ * complete all the same), and through ask/tell, its swarm is the host
+ * callback's bit for bit. Values said to be in device memory are refused
+ * there; no stream waits for a host copy. */
 static void device_objective_on_host(const ck_device *device) {
   if (!device->has_fp64 || device->backend == CK_BACKEND_CUDA)
     return;
   ck_pso_config c;
   host_config(&c, NULL);
-  double best[3] = {NAN, NAN, NAN}, position[3][5];
+  double best[4] = {NAN, NAN, NAN, NAN}, position[4][5];
   test_batch_values values = {0};
-  for (int way = 0; way < 3; ++way) {
+  for (int way = 0; way < 4; ++way) {
     c.evaluate = way == 0 ? test_host_sphere : NULL;
-    c.evaluate_device = way == 1 ? test_batch_sphere : NULL;
-    c.evaluate_user = way == 1 ? &values : NULL;
+    c.evaluate_device = way == 1 || way == 3 ? test_batch_sphere : NULL;
+    c.evaluate_device_ordered = way == 3;
+    c.evaluate_user = way == 1 || way == 3 ? &values : NULL;
     c.ask_tell = way == 2;
     ck_pso *pso = create(device, &c);
     if (!pso)
       return;
-    if (way < 2)
+    if (way != 2)
       CHECK_OK(ck_pso_step(pso, 30));
     for (int told = 0; way == 2 && told <= 30; ++told) {
       ck_device_batch batch;
@@ -1790,15 +1792,19 @@ static void device_objective_on_host(const ck_device *device) {
       CHECK_INVALID(ck_pso_tell_device(pso, &batch), "values in device memory");
       CHECK_INVALID(ck_device_batch_read_values(&batch, read),
                     "from a CUDA device only");
+      CHECK_OK(ck_device_batch_wait(&batch, NULL));
+      CHECK_INVALID(ck_device_batch_wait(NULL, NULL), "batch is NULL");
+      CHECK_OK(ck_device_batch_after(&batch, NULL));
+      CHECK_INVALID(ck_device_batch_after(NULL, NULL), "batch is NULL");
     }
     ck_pso_destroy(pso);
   }
-  for (int way = 1; way < 3; ++way)
+  for (int way = 1; way < 4; ++way)
     CHECK_MSG(best[way] == best[0] &&
                   memcmp(position[way], position[0], sizeof position[0]) == 0,
               "%s: device objective way %d %.17g, host callback %.17g",
               device->id, way, best[way], best[0]);
-  CHECK(values.calls == 62);
+  CHECK(values.calls == 93);
 }
 
 /* The arrays of a ck_pso_state of 20 particles in 5 dimensions. */

@@ -120,6 +120,11 @@ typedef struct ck_ga_config {
    * them (called with evaluate_user as evaluate is), as the PSO's
    * evaluate_device does. */
   ck_device_objective_fn evaluate_device;
+  /* 1: evaluate_device is called with positions ready in stream order,
+   * not complete (ck_device_batch), and may return its values while the
+   * device still works on them: on a CUDA device the run need not wait
+   * on the host for each batch. 0: the positions are complete. */
+  int evaluate_device_ordered;
 } ck_ga_config;
 
 typedef struct ck_ga_report {

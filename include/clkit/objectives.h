@@ -39,18 +39,23 @@ typedef ck_status (*ck_objective_fn)(const double *x, size_t count, size_t dim,
  * memory of CUDA device `ordinal`, and work queued after the objective
  * runs on `stream` (a cudaStream_t). On other devices (x_on_host 1,
  * ordinal -1, stream NULL) they are a copy in host memory, page-locked
- * on OpenCL devices. They are complete when the objective is called. x is
- * clkit's memory: read it during the call only, and never write it.
+ * on OpenCL devices. They are complete when the objective is called,
+ * but on a CUDA device for a run whose config asks for stream order
+ * (evaluate_device_ordered): then they are ready in `stream`'s order, and
+ * a callee that reads them on another stream makes it wait first
+ * (ck_device_batch_wait). x is clkit's memory: read it during the call
+ * only (in stream order: in work that the values wait for), and never
+ * write it.
  *
  * Set by the objective: where its count values are. In device memory
  * (values_on_host 0, a CUDA device only), they must be complete once the work
  * queued on `stream` before the objective returned is done (a callee working on
  * another stream makes `stream` wait for it), and stay valid until the
- * objective is next called or the run ends. In host memory
- * (values_on_host 1), they are read before the objective is called
- * again. Each value is value_size bytes (4: float, 8: double),
- * value_stride values apart (1: contiguous). A NaN counts as the largest
- * value, as with ck_objective_fn.
+ * objective is next called (in stream order: called twice more) or the
+ * run ends. In host memory (values_on_host 1), they are read before the
+ * objective is called again. Each value is value_size bytes (4: float, 8:
+ * double), value_stride values apart (1: contiguous). A NaN counts as the
+ * largest value, as with ck_objective_fn.
  */
 typedef struct ck_device_batch {
   const void *x;
@@ -85,6 +90,31 @@ typedef ck_status (*ck_device_objective_fn)(ck_device_batch *batch, void *user);
  */
 ck_status ck_device_batch_read_values(const ck_device_batch *batch,
                                       double *values);
+
+/*
+ * ck_device_batch_wait - makes work queued from now on on `stream` (a
+ * cudaStream_t of the batch's CUDA device; NULL: the legacy default
+ * stream) wait for the batch's positions, with no wait on the host: for
+ * an objective called in stream order (evaluate_device_ordered) that
+ * reads them on a stream of its own. Nothing to do where the positions
+ * are complete: in host memory, or on the batch's own stream.
+ * Takes: batch (read), stream.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL batch; device
+ * errors.
+ */
+ck_status ck_device_batch_wait(const ck_device_batch *batch, void *stream);
+
+/*
+ * ck_device_batch_after - makes the work that clkit queues on the batch's
+ * stream after the objective wait for the work queued so far on `stream`
+ * (as ck_device_batch_wait's), with no wait on the host: for values made
+ * on a stream of the objective's own. Nothing to do where the positions
+ * are in host memory, or `stream` is the batch's own.
+ * Takes: batch (read), stream.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL batch; device
+ * errors.
+ */
+ck_status ck_device_batch_after(const ck_device_batch *batch, void *stream);
 
 typedef struct ck_objective_info {
   const char *name;    /* "rastrigin" */

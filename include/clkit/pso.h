@@ -112,6 +112,11 @@ typedef struct ck_pso_config {
    * them (called with evaluate_user as evaluate is): on a CUDA device
    * they stay there; elsewhere a copy in page-locked host memory. */
   ck_device_objective_fn evaluate_device;
+  /* 1: evaluate_device is called with positions ready in stream order,
+   * not complete (ck_device_batch), and may return its values while the
+   * device still works on them: on a CUDA device the run need not wait
+   * on the host for each batch. 0: the positions are complete. */
+  int evaluate_device_ordered;
 } ck_pso_config;
 
 typedef struct ck_pso_report {

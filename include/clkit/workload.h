@@ -114,6 +114,9 @@ typedef struct ck_run_options {
    * with objective_user, in place of objective (give one of them) and as
    * objective takes it. */
   ck_device_objective_fn device_objective;
+  /* 1: device_objective takes positions ready in stream order
+   * (evaluate_device_ordered of ck_pso_config and ck_ga_config). */
+  int device_objective_ordered;
 } ck_run_options;
 
 #define CK_RESULT_MAX_METRICS 48

@@ -316,6 +316,10 @@ def _array_takers(caller, array):
 
 
 ARRAYS = ("numpy", "torch", "cupy", "jax", "dlpack")
+# The arrays whose from_dlpack passes its current stream to __dlpack__,
+# as DLPack asks: their objectives take positions ready in stream order,
+# and the run need not wait for each batch on the host.
+ORDERED_ARRAYS = ("torch", "cupy")
 
 
 def check_array(caller, array):
@@ -342,12 +346,60 @@ def _array_objective(caller, function, array):
         points = take_device(batch)
         values = function(points)
         del points
-        if hasattr(values, "detach"):
-            values = values.detach()
-        where = getattr(values, "__dlpack_device__", None)
-        if where is not None and where()[0] == 2:  # DLPack's CUDA
-            return values
-        return np.ascontiguousarray(_host_copy(values), dtype=np.float64)
+        return _device_values(values)
+
+    if array == "torch":
+        return _torch_objective(function, host)
+    return evaluate
+
+
+def _device_values(values):
+    """An objective's values as the run takes them: an array on a CUDA
+    device through DLPack, else a float64 copy in host memory."""
+    if hasattr(values, "detach"):
+        values = values.detach()
+    where = getattr(values, "__dlpack_device__", None)
+    if where is not None and where()[0] == 2:  # DLPack's CUDA
+        return values
+    return np.ascontiguousarray(_host_copy(values), dtype=np.float64)
+
+
+def _torch_objective(function, host):
+    """A PyTorch callable as a device objective, ordered by streams as
+    torch.from_dlpack would order them, with fewer calls a batch: torch's
+    current stream waits for the positions; the values go back with that
+    stream, (values, stream), which the run waits for. A batch costs the
+    host little beside the callable's own kernels."""
+    import torch
+    import torch.utils.dlpack
+
+    # The current stream's handle: PyTorch's raw query where it has one
+    # (the public one builds a Stream object a call).
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+    def current_stream(index):
+        if raw is not None:
+            return raw(index)
+        return torch.cuda.current_stream(index).cuda_stream
+
+    def evaluate(batch):
+        if not isinstance(batch, _clkit.DeviceArray):
+            return host(batch)
+        where = batch.__dlpack_device__()
+        if where[0] != 2:  # a host copy, off CUDA devices
+            return _device_values(function(torch.from_dlpack(batch)))
+        # DLPack's number for CUDA's legacy default stream is 1, not 0.
+        stream = current_stream(where[1]) or 1
+        points = torch.from_dlpack(batch.__dlpack__(stream=stream))
+        values = function(points)
+        del points
+        if isinstance(values, torch.Tensor) and values.is_cuda:
+            # A capsule made with no stream handshake: the run waits
+            # for `stream` itself.
+            if values.requires_grad:
+                values = values.detach()
+            return (torch.utils.dlpack.to_dlpack(values), stream)
+        return _device_values(values)
 
     return evaluate
 
@@ -533,9 +585,10 @@ def run(workload, caller, params, *, device=None, session=None, seed=None,
         on_device=False):
     """One run of workload with params (name, value pairs) on device of
     session (None: device's default session): the raw result dict of the
-    extension, log lines and warnings included. on_device: the objective
-    takes a DeviceArray, where the device keeps the positions (off CUDA
-    devices, a host copy)."""
+    extension, log lines and warnings included. on_device: 1 or 2, the
+    objective takes a DeviceArray, where the device keeps the positions
+    (off CUDA devices, a host copy); 2, ready in stream order, for
+    consumers that pass their stream to __dlpack__ (ORDERED_ARRAYS)."""
     handle, selected = resolve(f"{caller}()", device, session)
     raw, lines = call(_clkit.run, caller, (workload, selected, params),
                       seed=seed, progress=progress, callback=callback,
@@ -599,6 +652,13 @@ def _bounds_dim(caller, lo, hi, dim):
 _ON_DEVICE = ("pso", "ga")
 
 
+def _on_device(workload, array):
+    """How run() hands the objective its positions (run's on_device)."""
+    if array == "numpy" or workload not in _ON_DEVICE:
+        return 0
+    return 2 if array in ORDERED_ARRAYS else 1
+
+
 def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
              device, session, seed, progress, callback, history, options,
              array="numpy"):
@@ -621,7 +681,7 @@ def optimize(workload, caller, objective, lo, hi, dim, step_metric, *,
         raw = run(workload, caller, named + extra + params, device=device,
                   session=session, seed=seed, objective=host,
                   progress=progress, callback=callback, folder=folder,
-                  on_device=array != "numpy" and workload in _ON_DEVICE)
+                  on_device=_on_device(workload, array))
         steps = _history(workload, trace) if history else None
     metrics = raw["metrics"]
     resolved = _resolved(workload, raw["options"])

@@ -59,6 +59,11 @@ typedef struct device_array {
   Py_ssize_t count, dim, stride, real_size;
   Py_ssize_t shape[2], strides[2]; /* the buffer protocol's, in bytes */
   int ordinal, live, on_host;
+  /* ordered: on a CUDA device, positions ready in stream's order (a
+   * run's, evaluate_device_ordered), for which an export's consumer
+   * stream waits. */
+  int ordered;
+  void *stream;
   Py_ssize_t exports;
   PyObject *block; /* the host copy's memory, or NULL */
   PyObject *owner; /* what keeps the device memory, or NULL */
@@ -120,9 +125,32 @@ static dl_device array_device(const device_array *array) {
                         : (dl_device){DL_CUDA, array->ordinal};
 }
 
+/* DLPack's stream rule: the consumer's stream (stream=, None meaning
+ * CUDA's legacy default stream, -1 none) waits for positions ready in
+ * stream order; complete ones need no wait. 0, or -1 with an exception
+ * set. */
+static int array_order(const device_array *array, PyObject *stream) {
+  if (!array->ordered || array->on_host)
+    return 0;
+  long long consumer = 1;
+  if (stream != Py_None) {
+    consumer = PyLong_AsLongLong(stream);
+    if (consumer == -1 && PyErr_Occurred())
+      return -1;
+  }
+  if (consumer == -1)
+    return 0;
+  ck_device_batch batch = {.ordinal = array->ordinal, .stream = array->stream};
+  ck_status status = ck_device_batch_wait(&batch, (void *)(uintptr_t)consumer);
+  if (status == CK_OK)
+    return 0;
+  ck_py_raise(status, 0);
+  return -1;
+}
+
 /* __dlpack__(stream=None, max_version=None, dl_device=None, copy=None):
- * the positions are complete when the call begins, so no stream needs to
- * wait for them. */
+ * shared, not copied; the consumer's stream ordered after positions that
+ * are ready in stream order. */
 static PyObject *array_dlpack(PyObject *self, PyObject *args,
                               PyObject *kwargs) {
   device_array *array = (device_array *)self;
@@ -141,6 +169,8 @@ static PyObject *array_dlpack(PyObject *self, PyObject *args,
                     "its consumer's library");
     return NULL;
   }
+  if (array_order(array, stream))
+    return NULL;
   dl_device where = array_device(array);
   if (device != Py_None) {
     int type, id;
@@ -195,7 +225,8 @@ static PyObject *array_dtype(PyObject *self, void *unused) {
 }
 
 /* The CUDA array interface (version 3), for Numba and CuPy: read-only,
- * strides in bytes, no stream to wait for. */
+ * strides in bytes; the stream to wait for where the positions are
+ * ready in stream order, else none. */
 static PyObject *array_interface(PyObject *self, void *unused) {
   (void)unused;
   device_array *array = (device_array *)self;
@@ -206,11 +237,16 @@ static PyObject *array_interface(PyObject *self, void *unused) {
   }
   if (array_usable(array))
     return NULL;
+  PyObject *stream = array->ordered && array->stream
+                         ? PyLong_FromVoidPtr(array->stream)
+                         : Py_NewRef(Py_None);
+  if (!stream)
+    return NULL;
   return Py_BuildValue(
-      "{s:(nn),s:s,s:(nO),s:(nn),s:i,s:O}", "shape", array->count, array->dim,
+      "{s:(nn),s:s,s:(nO),s:(nn),s:i,s:N}", "shape", array->count, array->dim,
       "typestr", array->real_size == 8 ? "<f8" : "<f4", "data",
       (Py_ssize_t)(uintptr_t)array->data, Py_True, "strides", array->real_size,
-      array->stride * array->real_size, "version", 3, "stream", Py_None);
+      array->stride * array->real_size, "version", 3, "stream", stream);
 }
 
 /* __array__(dtype=None, copy=None), which NumPy calls where the buffer
@@ -363,6 +399,8 @@ PyObject *ck_py_device_array_new(const ck_device_batch *batch,
   array->real_size = (Py_ssize_t)batch->real_size;
   array->ordinal = batch->ordinal;
   array->on_host = batch->x_on_host;
+  array->ordered = 0;
+  array->stream = batch->stream;
   array->shape[0] = array->count;
   array->shape[1] = array->dim;
   array->strides[0] = array->real_size;
@@ -402,11 +440,13 @@ void ck_py_values_free(ck_py_values *values) {
  * it would read memory the swarm reuses; elsewhere it keeps its own copy,
  * but the run refuses it alike, so that one objective runs on both. */
 int ck_py_device_release(ck_py_bridge *bridge) {
-  ck_py_values_release(&bridge->values);
-  if (!bridge->device_array)
+  ck_py_device_call *older = &bridge->calls[bridge->older];
+  /* Its values first: they may be a view of its X. */
+  ck_py_values_release(&older->values);
+  if (!older->array)
     return 0;
-  int kept = ck_py_device_array_end(bridge->device_array) > 0;
-  Py_CLEAR(bridge->device_array);
+  int kept = ck_py_device_array_end(older->array) > 0;
+  Py_CLEAR(older->array);
   if (!kept)
     return 0;
   PyErr_SetString(PyExc_RuntimeError,
@@ -454,24 +494,29 @@ static int host_values(ck_py_values *values, PyObject *answer,
   return fits ? 0 : -1;
 }
 
-/* Values the callable returned on the device: a DLPack tensor of count
- * floats (shape (count,) or (count, 1)) on the batch's device, made ready
- * for the swarm's stream by its producer. Kept until the next call. */
-static int device_values(ck_py_values *values, PyObject *answer,
-                         ck_device_batch *batch) {
-  PyObject *capsule, *kwargs, *empty, *method;
-  /* stream=: the swarm's stream, which the producer makes wait for the
-   * values (DLPack's stream rule); 1 is CUDA's legacy default stream. */
-  uintptr_t stream = (uintptr_t)batch->stream;
-  method = PyObject_GetAttrString(answer, "__dlpack__");
-  empty = PyTuple_New(0);
-  kwargs = Py_BuildValue("{s:K}", "stream",
-                         (unsigned long long)(stream ? stream : 1));
-  capsule =
+/* A new reference to answer's DLPack capsule: answer itself, or what its
+ * __dlpack__(stream=stream) makes. */
+static PyObject *capsule_of(PyObject *answer, long long stream) {
+  if (PyCapsule_CheckExact(answer))
+    return Py_NewRef(answer);
+  PyObject *method = PyObject_GetAttrString(answer, "__dlpack__");
+  PyObject *empty = PyTuple_New(0);
+  PyObject *kwargs = Py_BuildValue("{s:L}", "stream", stream);
+  PyObject *capsule =
       method && empty && kwargs ? PyObject_Call(method, empty, kwargs) : NULL;
   Py_XDECREF(method);
   Py_XDECREF(empty);
   Py_XDECREF(kwargs);
+  return capsule;
+}
+
+/* Values the callable returned on the device: a DLPack tensor of count
+ * floats (shape (count,) or (count, 1)) on the batch's device, made ready
+ * for the swarm's stream by its producer (stream -1: by the caller).
+ * Kept until the call after next. */
+static int device_values(ck_py_values *values, PyObject *answer,
+                         long long stream, ck_device_batch *batch) {
+  PyObject *capsule = capsule_of(answer, stream);
   if (!capsule)
     return -1;
   dl_managed *managed = PyCapsule_GetPointer(capsule, LIVE);
@@ -533,13 +578,37 @@ static int on_device(PyObject *answer) {
   return type == DL_CUDA;
 }
 
+/* Device values that the clkit package's wrapper returns with the stream
+ * that made them, (values, stream): the swarm's stream waits for it.
+ * values: a DLPack capsule, or an array that makes one (stream -1: no
+ * handshake). */
+static int values_after(ck_py_values *values, PyObject *answer,
+                        ck_device_batch *batch) {
+  long long stream = PyLong_AsLongLong(PyTuple_GET_ITEM(answer, 1));
+  if (stream == -1 && PyErr_Occurred())
+    return -1;
+  if (device_values(values, PyTuple_GET_ITEM(answer, 0), -1, batch))
+    return -1;
+  ck_status status = ck_device_batch_after(batch, (void *)(uintptr_t)stream);
+  if (status == CK_OK)
+    return 0;
+  ck_py_raise(status, 0);
+  return -1;
+}
+
 int ck_py_values_take(ck_py_values *values, PyObject *answer,
                       ck_device_batch *batch) {
   ck_py_values_release(values);
+  if (!batch->x_on_host && PyTuple_CheckExact(answer) &&
+      PyTuple_GET_SIZE(answer) == 2)
+    return values_after(values, answer, batch);
   if (!on_device(answer))
     return host_values(values, answer, batch);
+  /* stream=: the swarm's, which the producer makes wait for the values
+   * (DLPack's stream rule); 1 is CUDA's legacy default stream. */
+  uintptr_t stream = (uintptr_t)batch->stream;
   if (!batch->x_on_host)
-    return device_values(values, answer, batch);
+    return device_values(values, answer, stream ? (long long)stream : 1, batch);
   PyErr_SetString(PyExc_ValueError,
                   "the objective's values are on a CUDA device, but X is in "
                   "host memory: return them in host memory");
@@ -555,12 +624,19 @@ ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user) {
   PyObject *array = ck_py_device_array_new(batch, &bridge->blocks, NULL, NULL);
   if (!array)
     goto failed;
-  bridge->device_array = array;
+  ((device_array *)array)->ordered = bridge->ordered;
+  ck_py_device_call *call = &bridge->calls[bridge->older];
+  call->array = array;
   PyObject *answer = PyObject_CallOneArg(bridge->objective, array);
   ck_py_device_array_end(array);
   if (answer) {
-    if (ck_py_values_take(&bridge->values, answer, batch) == 0)
+    /* In stream order the run may still read this call's values as the
+     * next call begins: the next takes the other slot. Else the next lets
+     * go of this one's, and finds its X kept at once. */
+    if (ck_py_values_take(&call->values, answer, batch) == 0) {
+      bridge->older ^= bridge->ordered;
       status = CK_OK;
+    }
     Py_DECREF(answer);
   }
   if (status == CK_OK)

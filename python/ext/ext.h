@@ -101,6 +101,13 @@ typedef struct ck_py_blocks {
   PyObject *held[2];
 } ck_py_blocks;
 
+/* device_array.c: one call of a device objective: its positions
+ * (owned, or NULL) and the values it returned. */
+typedef struct ck_py_device_call {
+  PyObject *array;
+  ck_py_values values;
+} ck_py_device_call;
+
 /* run.c: what the callbacks of one run share. */
 typedef struct ck_py_bridge {
   PyObject *objective; /* f(batch) -> values, or NULL */
@@ -108,16 +115,18 @@ typedef struct ck_py_bridge {
   PyObject *log;       /* l(line), or NULL */
   PyObject *error;     /* the first exception of a callback (owned) */
   ck_py_blocks blocks; /* the objective's batches, or host copies of X */
-  /* A device objective's (device_array.c): the last call's positions
-   * (owned) and values. */
-  PyObject *device_array;
-  ck_py_values values;
+  /* A device objective's (device_array.c): its last calls, the older at
+   * `older`, let go of as the next call begins. ordered: the run's
+   * positions are ready in stream order, and the run may read a call's
+   * values after the next call begins: two calls are kept. Else one. */
+  ck_py_device_call calls[2];
+  int older, ordered;
 } ck_py_bridge;
 
 /* device_array.c: the DeviceArray type, added to the module (0, or -1
  * with an exception set); the device objective over a bridge (user); and
- * letting go of its last call's arrays: 0, or -1 with an exception set
- * where the objective kept its X past the call. */
+ * letting go of its older call: 0, or -1 with an exception set where the
+ * objective kept that call's X past it. */
 int ck_py_device_array_ready(PyObject *module);
 ck_status ck_py_on_device_objective(ck_device_batch *batch, void *user);
 int ck_py_device_release(ck_py_bridge *bridge);

@@ -336,9 +336,13 @@ int ck_py_bridge_begin(ck_py_bridge *bridge, ck_run_options *options,
 
 int ck_py_bridge_end(ck_py_bridge *bridge) {
   ck_py_blocks_clear(&bridge->blocks);
-  if (ck_py_device_release(bridge) != 0)
-    ck_py_keep_error(&bridge->error);
-  ck_py_values_free(&bridge->values);
+  /* Both calls, the older first. */
+  for (int i = 0; i < 2; ++i) {
+    if (ck_py_device_release(bridge) != 0)
+      ck_py_keep_error(&bridge->error);
+    ck_py_values_free(&bridge->calls[bridge->older].values);
+    bridge->older ^= 1;
+  }
   if (!bridge->error)
     return 0;
   ck_py_raise_kept(&bridge->error);
@@ -354,7 +358,7 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   PyObject *list, *seed = Py_None, *objective = Py_None, *progress = Py_None,
                   *log = Py_None, *session = Py_None;
   int on_device = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "szO|OOOOOp", keywords, &name,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "szO|OOOOOi", keywords, &name,
                                    &selector, &list, &seed, &objective,
                                    &progress, &log, &session, &on_device))
     return NULL;
@@ -369,12 +373,16 @@ PyObject *ck_py_run(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!workload || ck_py_device_of(session, selector, &device) != 0 ||
       ck_py_params(list, &params, &count) != 0)
     return NULL;
-  /* An objective that asks for it takes the positions where the device
-   * keeps them (device_array.c): on a CUDA device in its memory,
-   * elsewhere as a host copy. */
+  /* An objective that asks for it (on_device 1 or 2) takes the positions
+   * where the device keeps them (device_array.c): on a CUDA device in its
+   * memory, elsewhere as a host copy. 2: ready in stream order, for
+   * consumers that pass their stream to __dlpack__ (DLPack's rule), so
+   * that the run need not wait for each batch on the host. */
   if (on_device && options.objective) {
     options.objective = NULL;
     options.device_objective = ck_py_on_device_objective;
+    options.device_objective_ordered = on_device == 2;
+    bridge.ordered = on_device == 2;
   }
   ck_result result;
   ck_status status;

@@ -159,8 +159,11 @@ ck_status ck__ga_evaluate(ck_ga *ga, int which, uint64_t generation) {
     /* The individuals stay on a CUDA device; elsewhere they are copied
      * into page-locked host memory. */
     ck__device_objective objective = {ga->config.evaluate_device,
-                                      ga->config.evaluate_user, "ck_ga_config",
-                                      "generation", &ga->batch_host};
+                                      ga->config.evaluate_user,
+                                      "ck_ga_config",
+                                      "generation",
+                                      &ga->batch_host,
+                                      ga->config.evaluate_device_ordered};
     return ck__device_objective_call(&objective, state->queue,
                                      state->population[which], state->total,
                                      (size_t)state->dim, state->real_size,

@@ -497,12 +497,50 @@ ck_status ck_device_batch_read_values(const ck_device_batch *batch,
 
 void ck__batch_host_free(ck__batch_host *host, ck_queue *queue) {
   ck__host_free(queue, host->memory);
+  ck__lent_mark_free(host->taken[0]);
+  ck__lent_mark_free(host->taken[1]);
   *host = (ck__batch_host){0};
 }
 
-ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
-                                size_t dim, size_t real_size,
-                                ck__batch_host *host, ck_device_batch *batch) {
+/* The order between the batch's stream and another (after: the batch's
+ * waits for it; else it waits for the batch's). */
+static ck_status order_streams(const ck_device_batch *batch, void *stream,
+                               int after, const char *function) {
+  if (!batch)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "%s: batch is NULL", function);
+  if (batch->x_on_host)
+    return CK_OK;
+  return after ? ck__lent_stream_wait(batch->ordinal, stream, batch->stream)
+               : ck__lent_stream_wait(batch->ordinal, batch->stream, stream);
+}
+
+ck_status ck_device_batch_wait(const ck_device_batch *batch, void *stream) {
+  return order_streams(batch, stream, 0, "ck_device_batch_wait");
+}
+
+ck_status ck_device_batch_after(const ck_device_batch *batch, void *stream) {
+  return order_streams(batch, stream, 1, "ck_device_batch_after");
+}
+
+/* Positions lent in place (a CUDA device): complete, or (ordered) ready
+ * in the queue's order once the call before the last had its values
+ * taken, so that the caller's values of that call may go. */
+static ck_status lend_batch(ck_queue *queue, ck_buffer *x, ck__batch_host *host,
+                            int ordered, ck_device_batch *batch) {
+  ck_status status = CK_OK;
+  void *address = NULL;
+  CK_TRY(ck__queue_lend(queue, x, &address, &batch->ordinal, &batch->stream));
+  batch->x = address;
+  if (ordered)
+    return ck__lent_mark_wait(batch->ordinal, host->taken[host->next]);
+  status = ck_queue_finish(queue);
+fail:
+  return status;
+}
+
+static ck_status open_batch(ck_queue *queue, ck_buffer *x, size_t count,
+                            size_t dim, size_t real_size, ck__batch_host *host,
+                            int ordered, ck_device_batch *batch) {
   ck_status status = CK_OK;
   const ck_device *device = NULL;
   *batch = (ck_device_batch){.count = count,
@@ -510,14 +548,10 @@ ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
                              .stride = count,
                              .real_size = real_size,
                              .ordinal = -1};
-  CK_TRY(ck_queue_finish(queue));
   ck_queue_get_device(queue, &device);
-  if (ck__device_lends_memory(device)) {
-    void *address = NULL;
-    CK_TRY(ck__queue_lend(queue, x, &address, &batch->ordinal, &batch->stream));
-    batch->x = address;
-    return CK_OK;
-  }
+  if (ck__device_lends_memory(device))
+    return lend_batch(queue, x, host, ordered, batch);
+  CK_TRY(ck_queue_finish(queue));
   /* Elsewhere a copy in the queue's page-locked memory, which the
    * device's runtime moves at full speed (and NumPy reads in place). */
   size_t bytes = count * dim * real_size;
@@ -531,6 +565,12 @@ ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
   batch->x_on_host = 1;
 fail:
   return status;
+}
+
+ck_status ck__device_batch_open(ck_queue *queue, ck_buffer *x, size_t count,
+                                size_t dim, size_t real_size,
+                                ck__batch_host *host, ck_device_batch *batch) {
+  return open_batch(queue, x, count, dim, real_size, host, 0, batch);
 }
 
 ck_status ck__device_batch_take(const ck_device_batch *batch, ck_queue *queue,
@@ -563,8 +603,9 @@ ck_status ck__device_objective_call(const ck__device_objective *objective,
                                     size_t dim, size_t real_size,
                                     ck_buffer *values, uint64_t number) {
   ck_device_batch batch;
-  ck_status status = ck__device_batch_open(queue, x, count, dim, real_size,
-                                           objective->host, &batch);
+  ck__batch_host *host = objective->host;
+  ck_status status = open_batch(queue, x, count, dim, real_size, host,
+                                objective->ordered, &batch);
   if (status)
     return status;
   status = objective->function(&batch, objective->user);
@@ -573,7 +614,15 @@ ck_status ck__device_objective_call(const ck__device_objective *objective,
                            "device objective", status, objective->step, number);
   char what[64];
   snprintf(what, sizeof what, "%s.evaluate_device", objective->config);
-  return ck__device_batch_take(&batch, queue, values, count, real_size, what);
+  status = ck__device_batch_take(&batch, queue, values, count, real_size, what);
+  if (status || !objective->ordered || batch.x_on_host)
+    return status;
+  /* This call's mark takes the older's place: the next call waits for
+   * the mark before it. */
+  status = ck__lent_mark_record(batch.ordinal, batch.stream,
+                                &host->taken[host->next]);
+  host->next ^= 1;
+  return status;
 }
 
 void ck__problem_free(ck__problem *problem) {

@@ -218,6 +218,10 @@ ck_status ck__host_failed(const char *config, ck_status status,
 typedef struct ck__batch_host {
   void *memory;
   size_t size;
+  /* In stream order, on a CUDA device: a mark after each of the last two
+   * calls' values were taken (cudaEvent_t, or NULL), the older at next. */
+  void *taken[2];
+  int next;
 } ck__batch_host;
 void ck__batch_host_free(ck__batch_host *host, ck_queue *queue);
 
@@ -225,13 +229,16 @@ void ck__batch_host_free(ck__batch_host *host, ck_queue *queue);
  * coordinates held dimension-major in x (reals of real_size bytes),
  * once the queue's work is done: on a CUDA device where they are, else
  * copied into `host`; its values into `values` (count reals), in the
- * queue's order. config, step and number name a failure as
- * ck__host_failed does. */
+ * queue's order. ordered: on a CUDA device, the points are ready in the
+ * queue's order when it is called, and the host waits only for the
+ * values of the call before the last (ck_device_batch). config, step
+ * and number name a failure as ck__host_failed does. */
 typedef struct ck__device_objective {
   ck_device_objective_fn function;
   void *user;
   const char *config, *step;
   ck__batch_host *host;
+  int ordered;
 } ck__device_objective;
 ck_status ck__device_objective_call(const ck__device_objective *objective,
                                     ck_queue *queue, ck_buffer *x, size_t count,

@@ -108,9 +108,12 @@ static ck_status evaluate_on_host(pso_swarm *swarm, uint64_t iteration) {
  * host memory. */
 static ck_status evaluate_on_device(pso_swarm *swarm, uint64_t iteration) {
   pso_state *state = &swarm->state;
-  ck__device_objective objective = {
-      swarm->config.evaluate_device, swarm->config.evaluate_user,
-      "ck_pso_config", "iteration", &swarm->batch_host};
+  ck__device_objective objective = {swarm->config.evaluate_device,
+                                    swarm->config.evaluate_user,
+                                    "ck_pso_config",
+                                    "iteration",
+                                    &swarm->batch_host,
+                                    swarm->config.evaluate_device_ordered};
   ck_status status = ck__device_objective_call(
       &objective, state->queue, state->x, state->n, (size_t)state->dim,
       state->real_size, state->values, iteration);

@@ -625,3 +625,49 @@ ck_status ck__lent_values_read(int ordinal, void *stream, const void *from,
                   ordinal);
 #endif
 }
+
+/* This clkit lends no memory: what a stream order asks of it fails. */
+#if !CK_HAVE_CUDA
+static ck_status no_lending(int ordinal) {
+  return ck__fail(CK_ERROR_UNSUPPORTED,
+                  "device memory of ordinal %d: this clkit has no CUDA",
+                  ordinal);
+}
+#endif
+
+ck_status ck__lent_stream_wait(int ordinal, void *producer, void *consumer) {
+#if CK_HAVE_CUDA
+  return ck__cuda_stream_wait(ordinal, producer, consumer);
+#else
+  (void)producer, (void)consumer;
+  return no_lending(ordinal);
+#endif
+}
+
+ck_status ck__lent_mark_record(int ordinal, void *stream, void **mark) {
+  assert(mark);
+#if CK_HAVE_CUDA
+  return ck__cuda_mark_record(ordinal, stream, mark);
+#else
+  (void)stream;
+  return no_lending(ordinal);
+#endif
+}
+
+ck_status ck__lent_mark_wait(int ordinal, void *mark) {
+  if (!mark)
+    return CK_OK;
+#if CK_HAVE_CUDA
+  return ck__cuda_mark_wait(ordinal, mark);
+#else
+  return no_lending(ordinal);
+#endif
+}
+
+void ck__lent_mark_free(void *mark) {
+#if CK_HAVE_CUDA
+  ck__cuda_mark_free(mark);
+#else
+  (void)mark;
+#endif
+}

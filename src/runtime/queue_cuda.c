@@ -519,6 +519,62 @@ ck_status ck__cuda_read_values(int ordinal, void *stream, const void *from,
   return CK_OK;
 }
 
+/* A failed call between a lender's stream and another, named. */
+static ck_status lent_fail(int ordinal, cudaError_t code, const char *what) {
+  if (code == cudaSuccess)
+    return CK_OK;
+  cudaGetLastError();
+  return ck__fail(CK_ERROR_DEVICE, "CUDA device %d: %s failed: %s (%s)%s",
+                  ordinal, what, cudaGetErrorName(code),
+                  cudaGetErrorString(code), ck__cuda_lost_note(code));
+}
+
+/* The calling thread's current device is left as it was: a borrower
+ * (PyTorch, say) on this thread keeps its own. */
+ck_status ck__cuda_stream_wait(int ordinal, void *producer, void *consumer) {
+  if (producer == consumer)
+    return CK_OK;
+  int was = -1;
+  cudaEvent_t event = NULL;
+  cudaError_t code = cudaGetDevice(&was);
+  if (code == cudaSuccess)
+    code = cudaSetDevice(ordinal);
+  if (code == cudaSuccess)
+    code = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  if (code == cudaSuccess)
+    code = cudaEventRecord(event, (cudaStream_t)producer);
+  if (code == cudaSuccess)
+    code = cudaStreamWaitEvent((cudaStream_t)consumer, event, 0);
+  /* Destroyed once recorded and waited for: CUDA frees it when done. */
+  if (event)
+    cudaEventDestroy(event);
+  if (was >= 0 && was != ordinal)
+    cudaSetDevice(was);
+  return lent_fail(ordinal, code, "ordering a stream after the positions");
+}
+
+ck_status ck__cuda_mark_record(int ordinal, void *stream, void **mark) {
+  cudaEvent_t event = *mark;
+  cudaError_t code = cudaSetDevice(ordinal);
+  if (code == cudaSuccess && !event) {
+    code = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+    *mark = code == cudaSuccess ? event : NULL;
+  }
+  if (code == cudaSuccess)
+    code = cudaEventRecord(event, (cudaStream_t)stream);
+  return lent_fail(ordinal, code, "marking a device objective's values");
+}
+
+ck_status ck__cuda_mark_wait(int ordinal, void *mark) {
+  return lent_fail(ordinal, cudaEventSynchronize((cudaEvent_t)mark),
+                   "waiting for a device objective's values");
+}
+
+void ck__cuda_mark_free(void *mark) {
+  if (mark)
+    cudaEventDestroy((cudaEvent_t)mark);
+}
+
 /* Operation events: a pair around the operation, owned by the ck_event. */
 ck_status ck__cuda_event_start(ck_queue *queue, ck_event *event) {
   ck_status status = CK_OK;

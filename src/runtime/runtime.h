@@ -78,6 +78,21 @@ ck_status ck__lent_values_read(int ordinal, void *stream, const void *from,
                                size_t from_size, size_t stride, double *to,
                                size_t count);
 
+/*
+ * Stream order for memory a device lends (CUDA streams, cudaStream_t):
+ * - ck__lent_stream_wait: work queued on `consumer` from now on waits for
+ *   the work queued on `producer` so far, with no wait on the host;
+ * - ck__lent_mark_record: *mark (made at its first record, a cudaEvent_t)
+ *   marks the work queued on `stream` so far;
+ * - ck__lent_mark_wait: the host waits until that work is done (at once
+ *   for a NULL mark); ck__lent_mark_free frees one (NULL too).
+ * CK_ERROR_UNSUPPORTED in a build that lends no memory.
+ */
+ck_status ck__lent_stream_wait(int ordinal, void *producer, void *consumer);
+ck_status ck__lent_mark_record(int ordinal, void *stream, void **mark);
+ck_status ck__lent_mark_wait(int ordinal, void *mark);
+void ck__lent_mark_free(void *mark);
+
 /* The major version of PoCL that runs an OpenCL device, or 0 for any
  * other runtime or backend: for working around what a PoCL release is
  * known to miscompile. */
@@ -457,6 +472,12 @@ ck_status ck__cuda_take_values(ck_queue *queue, const void *from,
 ck_status ck__cuda_read_values(int ordinal, void *stream, const void *from,
                                size_t from_size, size_t stride, double *to,
                                size_t count);
+/* Stream order between a lender and its borrowers (ck__lent_stream_wait,
+ * ck__lent_mark_*), on CUDA device `ordinal`. */
+ck_status ck__cuda_stream_wait(int ordinal, void *producer, void *consumer);
+ck_status ck__cuda_mark_record(int ordinal, void *stream, void **mark);
+ck_status ck__cuda_mark_wait(int ordinal, void *mark);
+void ck__cuda_mark_free(void *mark);
 ck_status ck__cuda_kernel_begin(ck_queue *queue, void **span);
 ck_status ck__cuda_kernel_end(ck_queue *queue, void *span);
 /* Gives back a span whose launch failed, before anything else on the

@@ -545,6 +545,39 @@ def test_a_torch_objective_sees_a_cuda_tensor():
 
 
 @needs_cuda
+def test_a_torch_objective_on_a_stream_of_its_own():
+    """A torch objective takes positions ready in stream order: on a
+    stream of torch's own, the objective's kernels wait for the swarm's
+    moves and the swarm for its values, with no wait on the host between
+    iterations; the run is the host callback's bit for bit, and so is a
+    GA's."""
+    torch = pytest.importorskip("torch")
+    side = torch.cuda.Stream(device=CUDA)
+    streams = []
+
+    def objective(X):
+        streams.append(torch.cuda.current_stream().cuda_stream)
+        return (X[:, 0] * 1.0).contiguous()
+
+    big = dict(device=CUDA, seed=7, dim=16, particles=8192, iters=60)
+    with torch.cuda.stream(side):
+        device_run = clkit.pso.minimize(objective, -5, 5, array="torch",
+                                        **big)
+    host_run = clkit.pso.minimize(_first_coordinate, -5, 5, **big)
+    assert set(streams) == {side.cuda_stream}
+    assert device_run.fun == host_run.fun
+    assert device_run.x.tolist() == host_run.x.tolist()
+    common = dict(device=CUDA, seed=5, dim=8, islands=16, island_size=64,
+                  gens=40)
+    with torch.cuda.stream(side):
+        ga_device = clkit.ga.minimize(objective, -5, 5, array="torch",
+                                      **common)
+    ga_host = clkit.ga.minimize(_first_coordinate, -5, 5, **common)
+    assert ga_device.fun == ga_host.fun
+    assert ga_device.x.tolist() == ga_host.x.tolist()
+
+
+@needs_cuda
 def test_x_kept_past_its_call_is_refused():
     torch = pytest.importorskip("torch")
     kept = []
