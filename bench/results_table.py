@@ -1290,16 +1290,6 @@ def ga_native_rows():
 
 def h200_ga_user():
     native_rows, native_bits = ga_native_rows()
-    users = []
-    for name, device in (("user_objective_ga.md", "cuda:0"),
-                         ("user_objective_ga_ocl.md", "ocl:1.0"),
-                         ("user_objective_pso.md", "cuda:0")):
-        workload = "GA" if "_ga" in name else "PSO"
-        for line in table_lines(GA_USER, name):
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if cells[0] not in ("objective", "---"):
-                users.append([workload, device] + [
-                    "–" if cell == "nan" else cell for cell in cells[:5]])
     return f"""### The GA's user objective where its child is made
 
 - A user's OpenCL C objective without data is evaluated where the GA
@@ -1363,29 +1353,109 @@ third call. The checks come first:
 
 - Before this step the user's objectives took 4.45 and 4.64 ms on cuda:0
   (the table above, another call): 11-13% less now, with the same bests.
+- The same objectives from Python: "A user's objective at a built-in's
+  cost, and PyTorch in stream order", below."""
 
-The same objectives from Python on a session (`bench/user_objective.py`,
-on the resident kernel, before `ga.cu` took them; the command's figures
-are the clkit command's). The
-PyTorch callables take the swarm's or population's memory
-(`array="torch"`). "Alone" is the callable's own kernels: the same number
-of calls on one tensor of the same shape, with no run around them.
+USER_STREAM = "h200-2026-11-28-user-stream"
 
-{source([(GA_USER, "user_objective_ga.md"),
-         (GA_USER, "user_objective_ga_ocl.md"),
-         (GA_USER, "user_objective_pso.md")],
+
+def user_rows(name, device, workload=None):
+    """A bench/user_objective.py table's rows: [workload?, device,
+    objective, session ms, / built-in, command ms, / built-in]."""
+    rows = []
+    for line in table_lines(USER_STREAM, name):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if cells[0] not in ("objective", "---"):
+            head = [workload, device] if workload else [device]
+            rows.append(head + ["–" if cell == "nan" else cell
+                                for cell in cells[:5]])
+    return rows
+
+
+def stream_rows():
+    """The PyTorch callables' rows of each tree, before and after."""
+    rows = []
+    for workload in ("pso", "ga"):
+        for tree in ("before", "after"):
+            for row in user_rows(f"{workload}_{tree}.md", tree,
+                                 workload.upper()):
+                if "PyTorch" in row[2] or row[2] == "rastrigin as OpenCL C":
+                    rows.append(row[:5])
+    return rows
+
+
+def h200_user_stream():
+    same_cost = (user_rows("user_objective_ga.md", "cuda:0", "GA")
+                 + user_rows("user_objective_ga_ocl.md", "ocl:1.0", "GA")
+                 + user_rows("user_objective_pso.md", "cuda:0", "PSO"))
+    timing = [line.split(": ", 1) for line in
+              read(USER_STREAM, "timing.txt").splitlines() if ": " in line]
+    return f"""### A user's objective at a built-in's cost, and PyTorch in stream order
+
+`bench/user_objective.py` times each objective from Python on a session
+and from the `clkit` command. Three OpenCL C sources:
+
+- "rastrigin as OpenCL C" calls OpenCL C's cosine;
+- "the built-in's sine" computes the built-in's own polynomial: the same
+  cost as the built-in;
+- Levy's function has no built-in.
+
+The PyTorch callables take the run's memory (`array="torch"`). "Alone"
+is the callable's own kernels: as many calls on one tensor of the same
+shape, with no run around them.
+
+{source([(USER_STREAM, "user_objective_ga.md"),
+         (USER_STREAM, "user_objective_ga_ocl.md"),
+         (USER_STREAM, "user_objective_pso.md")],
         "NVIDIA H200, driver 580.159.04, CUDA 13.0; PyTorch 2.11.0",
         "2026-11-28",
         "`python3 bench/user_objective.py --workload ga|pso --device D`")}
 
 {table(["workload", "device", "objective", "session ms", "/ built-in",
-        "command ms", "/ built-in"], users)}
+        "command ms", "/ built-in"], same_cost)}
 
-- PSO, Rastrigin: the callable takes 5.8 times the OpenCL C source; its
-  own kernels 1.6 times. The rest is the call from the run and its
-  waits.
-- Levy's function in PyTorch takes 5.9 times the whole OpenCL C run in
-  its own kernels alone (PSO, on a session; 15 times for the GA)."""
+- A user objective of a built-in's cost takes 0.82-1.02 times the
+  built-in from the command, and 0.91-1.03 from a session.
+- The rest of "rastrigin as OpenCL C"'s time is its cosine's.
+- This table's PyTorch rows ran on the tree before stream order.
+
+A PyTorch callable now takes X in stream order: PyTorch's stream waits
+for the moves, and the run's for the values, with no wait on the host.
+Before: the host waited for every batch. Both trees in one call, 16 calls
+a row:
+
+{source([(USER_STREAM, "pso_before.md"), (USER_STREAM, "pso_after.md"),
+         (USER_STREAM, "ga_before.md"), (USER_STREAM, "ga_after.md")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0; PyTorch 2.11.0",
+        "2026-11-28",
+        "`python3 bench/user_objective.py --workload pso|ga --device cuda:0 "
+        "--calls 16 --repeat 3`")}
+
+{table(["workload", "tree", "objective", "session ms", "/ built-in"],
+       stream_rows())}
+
+Where the host's time goes, PSO, Rastrigin and a one-product callable
+(`bench/callable_timing.py`, medians over the last run's 301 calls):
+
+{source([(USER_STREAM, "timing.txt"),
+         (USER_STREAM, "pso_before_timing_call.md"),
+         (USER_STREAM, "pso_after_timing_call.md")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0; PyTorch 2.11.0",
+        "2026-11-28", "`python3 bench/callable_timing.py --device cuda:0`")}
+
+{table(["tree, callable", "figures"], timing)}
+
+- PSO: the Rastrigin callable takes 2.98 times the OpenCL C source on a
+  session, against 6.2 times before; the goal is 3.
+- In the timing's call (`user_objective.py` again, its
+  `_timing_call.md` files) the same tree took 40.4 ms against 11.9 ms:
+  3.41 times. The goal sits inside the spread of calls.
+- The callable's kernels alone take 54 µs of host time a call; inside a
+  run, 86-111 µs, most of the run's time.
+- With one product, the run's own host time between calls is 67 µs,
+  against 127 µs before.
+- The timing's runs take longer than `user_objective.py`'s on the same
+  tree (66 against 40 ms); compare its figures with each other only."""
 
 
 
@@ -2083,7 +2153,8 @@ SECTIONS = [
                                  h100x2_gas_balance, h100x2_verlet_parts,
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
-    ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user]),
+    ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user,
+                      h200_user_stream]),
     ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
