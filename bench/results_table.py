@@ -1449,7 +1449,7 @@ Where the host's time goes, PSO, Rastrigin and a one-product callable
   session, against 6.2 times before; the goal is 3.
 - In the timing's call (`user_objective.py` again, its
   `_timing_call.md` files) the same tree took 40.4 ms against 11.9 ms:
-  3.41 times. The goal sits inside the spread of calls.
+  3.41 times. The goal of 3 is met in one of the two calls.
 - The callable's kernels alone take 54 µs of host time a call; inside a
   run, 86-111 µs, most of the run's time.
 - With one product, the run's own host time between calls is 67 µs,

@@ -129,15 +129,12 @@ static ck_status choose_method(ck__aco_spread *spread, ck_aco_config *config) {
   ck_status status = CK_OK;
   ck__spread_run *run = spread->run;
   double classic[CK_SPREAD_MAX_LOCAL], sum = 0;
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
   if (config->method != CK_ACO_METHOD_AUTO)
     return CK_OK;
-  for (size_t i = 0; i < run->local; ++i) {
+  for (size_t i = 0; i < run->local; ++i)
     classic[i] = ck__aco_method_for(&run->devices[i], spread->n,
                                     CK_ACO_METHOD_AUTO) == CK_ACO_CLASSIC;
-    pieces[i] = &classic[i];
-  }
-  CK_TRY(ck__exchange_sum(run->exchange, pieces, &sum, 1));
+  CK_TRY(ck__exchange_sum_rows(run->exchange, classic, 1, &sum, 1));
   config->method = sum > 0 ? CK_ACO_CLASSIC : CK_ACO_FOCUSED;
 fail:
   return status;
@@ -150,17 +147,14 @@ static ck_status count_ants(ck__aco_spread *spread, const ck_aco_config *config,
   ck_status status = CK_OK;
   ck__spread_run *run = spread->run;
   double mine[CK_SPREAD_MAX_LOCAL], sum = 0;
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
   *total = config->ants;
   if (config->ants)
     return CK_OK;
-  for (size_t i = 0; i < run->local; ++i) {
+  for (size_t i = 0; i < run->local; ++i)
     mine[i] = ck__aco_automatic_ants(&run->devices[i], spread->n,
                                      config->method == CK_ACO_FOCUSED,
                                      config->focus_source);
-    pieces[i] = &mine[i];
-  }
-  CK_TRY(ck__exchange_sum(run->exchange, pieces, &sum, 1));
+  CK_TRY(ck__exchange_sum_rows(run->exchange, mine, 1, &sum, 1));
   double most = ck__aco_fields[CK__ACO_ANTS].maximum;
   *total = (uint64_t)(sum < most ? sum : most);
 fail:
@@ -399,13 +393,10 @@ static ck_status search_best(ck__aco_spread *spread) {
   ck__spread_run *run = spread->run;
   size_t members = ck__exchange_members(run->exchange);
   uint32_t widest = spread->widest;
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  size_t row = widest * sizeof *spread->lengths;
   CK_TRY(each(spread, read_lengths));
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = spread->local_lengths + i * widest;
-  CK_TRY(ck__exchange_gather(run->exchange, pieces,
-                             widest * sizeof *spread->lengths,
-                             spread->lengths));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, spread->local_lengths, row,
+                                  row, spread->lengths));
   size_t count = 0;
   for (size_t m = 0; m < members; ++m) {
     uint64_t first = 0, units = 0;
@@ -435,12 +426,10 @@ static ck_status count_improved(void *context, size_t i) {
  * all members, as one device adapts it over its ants. */
 static ck_status adapt_bound(ck__aco_spread *spread) {
   ck_status status = CK_OK;
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
   double improved = 0;
   CK_TRY(each(spread, count_improved));
-  for (size_t i = 0; i < spread->run->local; ++i)
-    pieces[i] = &spread->values[i];
-  CK_TRY(ck__exchange_sum(spread->run->exchange, pieces, &improved, 1));
+  CK_TRY(ck__exchange_sum_rows(spread->run->exchange, spread->values, 1,
+                               &improved, 1));
   spread->bound = ck_aco_focus_bound(spread->bound, (uint32_t)improved,
                                      spread->ants, spread->n);
 fail:
@@ -699,12 +688,10 @@ static ck_status sum_uses(ck__aco_spread *spread) {
   ck_status status = CK_OK;
   ck__spread_run *run = spread->run;
   size_t entries = spread->entries;
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
   CK_TRY(each(spread, read_uses));
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = spread->uses + i * entries;
   double *sum = spread->uses + run->local * entries;
-  CK_TRY(ck__exchange_sum(run->exchange, pieces, sum, entries));
+  CK_TRY(ck__exchange_sum_rows(run->exchange, spread->uses, entries, sum,
+                               entries));
   uint32_t *counts = spread->counts + run->local * entries;
   for (size_t e = 0; e < entries; ++e)
     counts[e] = (uint32_t)sum[e];
@@ -812,14 +799,11 @@ ck_status ck__aco_spread_share(ck__aco_spread *spread, uint64_t made,
 ck_status ck__aco_spread_restarts(ck__aco_spread *spread, uint64_t *restarts) {
   ck_status status = CK_OK;
   double mine[CK_SPREAD_MAX_LOCAL], sum = 0;
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
   if (!spread->every)
     return CK_OK;
-  for (size_t i = 0; i < spread->run->local; ++i) {
+  for (size_t i = 0; i < spread->run->local; ++i)
     mine[i] = (double)ck__aco_restarts(spread->members[i]);
-    pieces[i] = &mine[i];
-  }
-  CK_TRY(ck__exchange_sum(spread->run->exchange, pieces, &sum, 1));
+  CK_TRY(ck__exchange_sum_rows(spread->run->exchange, mine, 1, &sum, 1));
   *restarts = (uint64_t)sum;
 fail:
   return status;

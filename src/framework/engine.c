@@ -454,16 +454,14 @@ ck_status ck__engine_deal(ck__engine *engine, uint64_t total,
   ck_status status = CK_OK;
   ck__spread_run *run = &engine->run;
   uint64_t mine[CK_SPREAD_MAX_LOCAL][2];
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   CK_TRY(ck__spread_deal(run, &engine->spread, total, engine->kind.granule,
                          speeds));
   for (size_t i = 0; i < run->local; ++i) {
     mine[i][0] = run->first[i];
     mine[i][1] = run->units[i];
-    pieces[i] = mine[i];
   }
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof mine[0],
-                             engine->slices));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, mine, sizeof mine[0],
+                                  sizeof mine[0], engine->slices));
   uint64_t dealt = 0;
   for (size_t m = 0; m < engine->members; ++m) {
     assert(engine->slices[m][0] == dealt && engine->slices[m][1] >= 1);
@@ -502,7 +500,6 @@ static ck_status deal_cut(ck__engine *engine, uint64_t total) {
   ck_status status = CK_OK;
   ck__spread_run *run = &engine->run;
   uint64_t units[CK_SPREAD_MAX_LOCAL] = {0};
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   uint64_t *cut = calloc(engine->members, sizeof *cut);
   /* Agreed before the cut, whose collectives every process must reach. */
   CK_TRY(ck__engine_agree(
@@ -510,9 +507,8 @@ static ck_status deal_cut(ck__engine *engine, uint64_t total) {
       cut ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
   CK_TRY(
       ck__engine_agree(engine, engine->kind.cut(engine->self, engine, units)));
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = &units[i];
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof units[0], cut));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, units, sizeof units[0],
+                                  sizeof units[0], cut));
   uint64_t dealt = 0;
   for (size_t m = 0; m < engine->members; ++m) {
     engine->slices[m][0] = dealt;

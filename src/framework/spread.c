@@ -202,12 +202,10 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
             (unsigned long long)total, run->unit_name, members);
   if (!spread->shares) {
     double local[CK_SPREAD_MAX_LOCAL];
-    const void *pieces[CK_SPREAD_MAX_LOCAL];
-    for (size_t i = 0; i < run->local; ++i) {
+    for (size_t i = 0; i < run->local; ++i)
       local[i] = speeds && speeds[i] > 0 && isfinite(speeds[i]) ? speeds[i] : 1;
-      pieces[i] = &local[i];
-    }
-    CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof(double), weights));
+    CK_TRY(ck__exchange_gather_rows(run->exchange, local, sizeof local[0],
+                                    sizeof local[0], weights));
   }
   ck__spread_fractions(spread->shares ? spread->shares : weights, members,
                        weights);
@@ -252,7 +250,6 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
   assert(run && run->exchange && result);
   size_t members = ck__exchange_members(run->exchange);
   member_record local[CK_SPREAD_MAX_LOCAL];
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   member_record *all = calloc(members, sizeof *all);
   ck_spread_member *out = calloc(members, sizeof *out);
   if (!all || !out)
@@ -271,9 +268,9 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
     local[i].slab_axis = run->slab_axis;
     for (int q = 0; q < 4; ++q)
       local[i].slab[q] = run->slab_axis >= 0 ? run->slab[i][q] : NAN;
-    pieces[i] = &local[i];
   }
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof *all, all));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, local, sizeof local[0],
+                                  sizeof *all, all));
   for (size_t m = 0; m < members; ++m) {
     memcpy(out[m].device, all[m].device, sizeof out[m].device);
     memcpy(out[m].device_name, all[m].device_name, sizeof out[m].device_name);
@@ -368,15 +365,13 @@ ck_status ck__spread_largest(ck__spread_run *run, const double *mine,
   ck_status status = CK_OK;
   assert(run && run->exchange && mine && largest && count >= 1);
   size_t members = ck__exchange_members(run->exchange);
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   double *all = calloc(members * count, sizeof *all);
   /* Agreed, so that no process waits in the gather for one that left. */
   ck_status statuses[CK_SPREAD_MAX_LOCAL] = {
       all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")};
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = mine;
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, count * sizeof *all, all));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, mine, 0, count * sizeof *all,
+                                  all));
   for (size_t c = 0; c < count; ++c) {
     largest[c] = all[c];
     for (size_t m = 1; m < members; ++m)
@@ -423,21 +418,18 @@ ck_status ck__spread_places_find(ck__spread_run *run, int able,
     unsigned char gpu[CK__IPC_IDENTITY_BYTES];
     char able, known, named, host[61];
   } mine, *all = NULL;
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   memset(places, 0, sizeof *places);
   memset(&mine, 0, sizeof mine);
   mine.able = (char)(able != 0);
   mine.known = ck__device_shares_between_processes(&run->devices[0]) &&
                ck__ipc_device_identity(&run->devices[0], mine.gpu) == CK_OK;
   mine.named = gethostname(mine.host, sizeof mine.host - 1) == 0;
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = &mine;
   size_t members = ck__exchange_members(run->exchange);
   all = calloc(members, sizeof mine);
   ck_status statuses[CK_SPREAD_MAX_LOCAL] = {
       all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")};
   CK_TRY(ck__exchange_agree(run->exchange, statuses));
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, sizeof mine, all));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, &mine, 0, sizeof mine, all));
   places->able = places->one_host = places->own_gpus = 1;
   for (size_t m = 0; m < members; ++m) {
     places->able = places->able && all[m].able;

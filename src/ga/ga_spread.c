@@ -325,11 +325,9 @@ ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
   ck__spread_run *run = run_of(spread);
   size_t island = 2 * spread->real, room = spread->widest;
   size_t bytes = (size_t)slots * room * island;
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   CK_TRY(read_members(spread, slots, 1));
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = spread->stats + i * bytes;
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, bytes, spread->all_stats));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, spread->stats, bytes, bytes,
+                                  spread->all_stats));
   /* Slot by slot, the members' islands in order: the run's islands. */
   size_t run_islands = spread->front->state.run_islands;
   for (size_t m = 0; m < spread->count; ++m) {
@@ -352,13 +350,10 @@ ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
                                const double **rows) {
   ck_status status = CK_OK;
   ck__spread_run *run = run_of(spread);
-  size_t pairs = (size_t)slots * 2;
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
+  size_t pairs = (size_t)slots * 2, row = pairs * sizeof(double);
   CK_TRY(read_members(spread, slots, 0));
-  for (size_t i = 0; i < run->local; ++i)
-    pieces[i] = spread->folded + i * pairs;
-  CK_TRY(ck__exchange_gather(run->exchange, pieces, pairs * sizeof(double),
-                             spread->all_folded));
+  CK_TRY(ck__exchange_gather_rows(run->exchange, spread->folded, row, row,
+                                  spread->all_folded));
   double islands = (double)spread->front->state.run_islands;
   for (uint32_t slot = 0; slot < slots; ++slot) {
     double best = INFINITY, sum = 0;

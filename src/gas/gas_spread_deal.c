@@ -569,7 +569,6 @@ static ck_status alike_decide(ck__gas_spread *s) {
     unsigned compute_units, clock_mhz;
     char name[116];
   } mine[CK_SPREAD_MAX_LOCAL], *all = NULL;
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   if (!s->balancing)
     return CK_OK; /* alike on every process: the shares are the run's */
   memset(mine, 0, sizeof mine);
@@ -580,12 +579,12 @@ static ck_status alike_decide(ck__gas_spread *s) {
     mine[i].clock_mhz = device->clock_mhz;
     snprintf(mine[i].name, sizeof mine[i].name, "%.*s",
              (int)sizeof mine[i].name - 1, device->name);
-    pieces[i] = &mine[i];
   }
   all = calloc(s->total, sizeof mine[0]);
   CK_TRY(ck__gas_spread_agree(
       s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory")));
-  CK_TRY(ck__exchange_gather(s->run->exchange, pieces, sizeof mine[0], all));
+  CK_TRY(ck__exchange_gather_rows(s->run->exchange, mine, sizeof mine[0],
+                                  sizeof mine[0], all));
   int alike = 1;
   for (size_t m = 1; m < s->total; ++m)
     alike = alike && memcmp(&all[m], &all[0], sizeof all[0]) == 0;
@@ -602,7 +601,6 @@ fail:
 ck_status ck__gas_spread_balance(ck__gas_spread *s) {
   ck_status status = CK_OK;
   double mine[CK_SPREAD_MAX_LOCAL][2];
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
   double *all = calloc(2 * s->total, sizeof *all);
   double *positions = NULL, *velocities = NULL;
   CK_TRY(ck__gas_spread_agree(
@@ -610,9 +608,9 @@ ck_status ck__gas_spread_balance(ck__gas_spread *s) {
   for (size_t i = 0; i < s->run->local; ++i) {
     mine[i][0] = (double)s->members[i].own;
     mine[i][1] = s->run->compute_s[i] - s->measured_from[i];
-    pieces[i] = mine[i];
   }
-  CK_TRY(ck__exchange_gather(s->run->exchange, pieces, sizeof mine[0], all));
+  CK_TRY(ck__exchange_gather_rows(s->run->exchange, mine, sizeof mine[0],
+                                  sizeof mine[0], all));
   double seconds = 0, slowest = 0, speed = 0;
   for (size_t m = 0; m < s->total; ++m) {
     seconds += all[2 * m + 1];

@@ -537,12 +537,10 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
   if (spread->way == SUM_GROUPED) {
     CK_TRY(sum_grouped(spread, call.average));
   } else {
-    const double *pieces[CK_SPREAD_MAX_LOCAL];
-    for (size_t i = 0; i < run->local; ++i)
-      pieces[i] = spread->gradients + i * spread->parameters;
-    CK_TRY(ck__exchange_sum(run->exchange, pieces,
-                            spread->gradients + run->local * spread->parameters,
-                            spread->parameters));
+    CK_TRY(ck__exchange_sum_rows(
+        run->exchange, spread->gradients, spread->parameters,
+        spread->gradients + run->local * spread->parameters,
+        spread->parameters));
   }
   CK_TRY(ck__engine_each(spread->engine, apply_member, &call));
 fail:

@@ -339,6 +339,24 @@ fail:
   return status;
 }
 
+ck_status ck__exchange_sum_rows(ck__exchange *exchange, const double *rows,
+                                size_t stride, double *sum, size_t count) {
+  assert(well_formed(exchange) && exchange->local <= CK__EXCHANGE_MAX_LOCAL);
+  const double *pieces[CK__EXCHANGE_MAX_LOCAL];
+  for (size_t i = 0; i < exchange->local; ++i)
+    pieces[i] = rows + i * stride;
+  return ck__exchange_sum(exchange, pieces, sum, count);
+}
+
+ck_status ck__exchange_gather_rows(ck__exchange *exchange, const void *rows,
+                                   size_t stride, size_t size, void *all) {
+  assert(well_formed(exchange) && exchange->local <= CK__EXCHANGE_MAX_LOCAL);
+  const void *pieces[CK__EXCHANGE_MAX_LOCAL];
+  for (size_t i = 0; i < exchange->local; ++i)
+    pieces[i] = (const unsigned char *)rows + i * stride;
+  return ck__exchange_gather(exchange, pieces, size, all);
+}
+
 ck_status ck__exchange_broadcast(ck__exchange *exchange, size_t from,
                                  void *data, size_t size) {
   assert(well_formed(exchange));
@@ -694,15 +712,14 @@ ck_status ck__exchange_gather_items(ck__exchange *exchange, size_t item,
   uint64_t *every = calloc(members, sizeof *every);
   size_t *offsets = calloc((size_t)ranks + 1, sizeof *offsets);
   uint64_t mine[CK__EXCHANGE_MAX_LOCAL];
-  const void *pieces[CK__EXCHANGE_MAX_LOCAL];
   if (!every || !offsets)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   for (size_t i = 0; i < local; ++i) {
     mine[i] = counts[i];
-    pieces[i] = &mine[i];
     count_to_others(exchange, i, (uint64_t)counts[i] * item);
   }
-  CK_TRY(ck__exchange_gather(exchange, pieces, sizeof *every, every));
+  CK_TRY(ck__exchange_gather_rows(exchange, mine, sizeof *mine, sizeof *every,
+                                  every));
   double started = ck__seconds();
   /* Each rank's items begin where the previous rank's end. */
   for (int r = 0; r < ranks; ++r) {

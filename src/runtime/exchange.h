@@ -93,6 +93,14 @@ ck_status ck__exchange_min(ck__exchange *exchange, const double *values,
 ck_status ck__exchange_gather(ck__exchange *exchange, const void *const *local,
                               size_t size, void *all);
 
+/* ck__exchange_sum and ck__exchange_gather over rows of one block: local
+ * member i's row at rows + i * stride (stride in doubles for the sum, in
+ * bytes for the gather; 0: one row for all). */
+ck_status ck__exchange_sum_rows(ck__exchange *exchange, const double *rows,
+                                size_t stride, double *sum, size_t count);
+ck_status ck__exchange_gather_rows(ck__exchange *exchange, const void *rows,
+                                   size_t stride, size_t size, void *all);
+
 /* Sends member `from`'s bytes to every process: data is read on the
  * process that holds it and written on the others. */
 ck_status ck__exchange_broadcast(ck__exchange *exchange, size_t from,
