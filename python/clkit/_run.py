@@ -316,10 +316,10 @@ def _array_takers(caller, array):
 
 
 ARRAYS = ("numpy", "torch", "cupy", "jax", "dlpack")
-# The arrays whose from_dlpack passes its current stream to __dlpack__,
-# as DLPack asks: their objectives take positions ready in stream order,
-# and the run need not wait for each batch on the host.
-ORDERED_ARRAYS = ("torch", "cupy")
+# The arrays whose objectives take positions ready in stream order, so
+# that the run need not wait for each batch on the host: PyTorch's, whose
+# current stream the package's own wrapper orders (_torch_objective).
+ORDERED_ARRAYS = ("torch",)
 
 
 def check_array(caller, array):
