@@ -102,7 +102,7 @@ typedef struct ck__problem {
  *   CK__PROBLEM_KEEP(c, problem): drop the borrowed strings and arrays of
  *     a kept copy of a configuration (the problem owns its copies);
  *   CK__PROBLEM_FROM_JOB(c, job, options): parsed options into c, with
- *     the run options' host objective.
+ *     the run options' host or device objective.
  */
 #define CK__PROBLEM_SPEC(c, name, table)                                       \
   ((ck__problem_spec){(c)->function, (c)->objective_source,                    \
@@ -132,6 +132,8 @@ typedef struct ck__problem {
       (c)->progress_user = (options)->progress_user;                           \
       (c)->evaluate = (options)->objective;                                    \
       (c)->evaluate_user = (options)->objective_user;                          \
+      (c)->evaluate_device = (options)->device_objective;                      \
+      (c)->evaluate_device_ordered = (options)->device_objective_ordered;      \
     }                                                                          \
   } while (0)
 

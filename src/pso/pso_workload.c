@@ -129,10 +129,6 @@ static ck_status job_parse(const ck_param *params, size_t count,
   if ((status = ck__problem_job_parse(params, count, &settings, "iters", job)))
     return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
-  if (options) {
-    config->evaluate_device = options->device_objective;
-    config->evaluate_device_ordered = options->device_objective_ordered;
-  }
   if (!job->stop_by_count)
     config->max_iterations = 0;
   return CK_OK;
