@@ -437,7 +437,20 @@ CK_FN void ck_gas_force_from_cells(
   ck_gas_store_force(i, fx, fy, e, w, with_energy, force, energy, virial);
 }
 
-/* The same from a Verlet list: list[i * capacity ..], count entries. */
+/* Verlet lists are kept in chunks of `chunk` slots, entry by entry: slot
+ * i's entry m is at ck_gas_list_at(i, m, capacity, chunk). On GPUs a
+ * chunk is a warp's slots, so that its lanes read one entry in one line;
+ * 1 (CPUs, ref) keeps each slot's entries together. A list holds
+ * capacity entries for its slots rounded up to a whole chunk. Kernels
+ * take the chunk as CK_GAS_LIST_CHUNK, a build-time define. */
+#ifndef CK_GAS_LIST_CHUNK
+#define CK_GAS_LIST_CHUNK 1
+#endif
+CK_FN ck_u64 ck_gas_list_at(ck_u32 i, ck_u32 m, ck_u32 capacity, ck_u32 chunk) {
+  return ((ck_u64)(i / chunk) * capacity + m) * chunk + i % chunk;
+}
+
+/* The same from a Verlet list: slot i's count entries. */
 CK_FN void ck_gas_force_from_list(
     ck_u32 i, CK_GLOBAL const ck_real *position, CK_GLOBAL const ck_u32 *list,
     CK_GLOBAL const ck_u32 *list_count, ck_u32 capacity,
@@ -450,11 +463,20 @@ CK_FN void ck_gas_force_from_list(
   if (count > capacity)
     count = capacity;
   for (ck_u32 n = 0; n < count; ++n) {
-    ck_u32 j = list[(ck_u64)i * capacity + n];
+    ck_u32 j = list[ck_gas_list_at(i, n, capacity, CK_GAS_LIST_CHUNK)];
     ck_gas_add_slot(xi, yi, position, j, g, model, constants, rc, with_energy,
                     &fx, &fy, &e, &w);
   }
   ck_gas_store_force(i, fx, fy, e, w, with_energy, force, energy, virial);
+}
+
+/* Whether slot j is within range of (xi, yi): a Verlet list's test. */
+CK_FN int ck_gas_within(ck_real xi, ck_real yi,
+                        CK_GLOBAL const ck_real *position, ck_u32 j,
+                        const ck_gas_geometry *g, ck_real range2) {
+  ck_real dx, dy;
+  ck_gas_separation(xi, yi, position[2 * j], position[2 * j + 1], g, &dx, &dy);
+  return dx * dx + dy * dy < range2;
 }
 
 /* The Verlet list of slot i: every other particle within range (rc plus
@@ -469,16 +491,11 @@ CK_FN ck_u32 ck_gas_list_of(ck_u32 i, CK_GLOBAL const ck_real *position,
   ck_u32 found = 0;
   // clang-format off
   CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
-    if (j == i)
+    if (j == i || !ck_gas_within(xi, yi, position, j, g, range2))
       continue;
-    ck_real dx, dy;
-    ck_gas_separation(xi, yi, position[2 * j], position[2 * j + 1], g, &dx,
-                      &dy);
-    if (dx * dx + dy * dy < range2) {
-      if (found < capacity)
-        list[(ck_u64)i * capacity + found] = j;
-      ++found;
-    }
+    if (found < capacity)
+      list[ck_gas_list_at(i, found, capacity, CK_GAS_LIST_CHUNK)] = j;
+    ++found;
   CK_GAS_NEARBY_SLOTS_END
   // clang-format on
   return found;
@@ -678,7 +695,7 @@ CK_FN void ck_gas_rdf_pairs(
   if (list) {
     ck_u32 count = list_count[i] < capacity ? list_count[i] : capacity;
     for (ck_u32 m = 0; m < count; ++m) {
-      ck_u32 j = list[(ck_u64)i * capacity + m];
+      ck_u32 j = list[ck_gas_list_at(i, m, capacity, CK_GAS_LIST_CHUNK)];
       if (!ck_gas_rdf_counts(i, j, member_id))
         continue;
       ck_gas_bin_pair(xi, yi, position, j, g, range2, per_bin, bins, counts);

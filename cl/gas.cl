@@ -89,6 +89,13 @@
   if ((only_if_flagged) && !(flags)[0])                                        \
   return
 
+/* Work-item k takes k, k + the global size, ... below n: the sort's and
+ * the lists' kernels, which a Verlet run launches at every step and which
+ * skip themselves on most, are launched over fewer work-items than items
+ * there (gas_opencl.c), so that a skipped launch costs little. */
+#define CK_GAS_EACH(k, n)                                                      \
+  for (uint k = (uint)get_global_id(0); k < (n); k += (uint)get_global_size(0))
+
 /* An inclusive Hillis-Steele scan of the group's sums[] in local memory
  * (CK_GAS_SCAN_GROUP entries, one a work-item l); every work-item of the
  * group must reach it. */
@@ -128,8 +135,8 @@ __kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
     atomic_or(&flags[0], 1u);
 }
 
-/* Work-item k: the cell of slot k (a member's dropped slot: the key past
- * the last cell), and its rank among the cell's particles in arrival
+/* Each slot k (CK_GAS_EACH): the cell of slot k (a member's dropped slot: the
+ * key past the last cell), and its rank among the cell's particles in arrival
  * order (an atomic count; fill starts at 0). */
 __kernel void ck_gas_count(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
                            __global const ck_real *position,
@@ -137,16 +144,15 @@ __kernel void ck_gas_count(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
                            __global uint *cell_rank, __global uint *fill,
                            int only_if_flagged, __global const uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
-  uint k = (uint)get_global_id(0);
-  if (k >= n)
-    return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint key =
-      CK_GAS_MEMBER
-          ? ck_gas_member_key(position[2 * k], position[2 * k + 1], id[k], &g)
-          : (uint)ck_gas_cell_of(position[2 * k], position[2 * k + 1], &g);
-  cell_key[k] = key;
-  cell_rank[k] = atomic_inc(&fill[key]);
+  CK_GAS_EACH(k, n) {
+    uint key =
+        CK_GAS_MEMBER
+            ? ck_gas_member_key(position[2 * k], position[2 * k + 1], id[k], &g)
+            : (uint)ck_gas_cell_of(position[2 * k], position[2 * k + 1], &g);
+    cell_key[k] = key;
+    cell_rank[k] = atomic_inc(&fill[key]);
+  }
 }
 
 /* A work-group scans one block of CK_GAS_SCAN_BLOCK cells, 4 a work-item:
@@ -211,7 +217,8 @@ ck_gas_scan_totals(uint blocks, __global uint *block_sum, int only_if_flagged,
   }
 }
 
-/* Work-item k: slot k's particle to its place in the sorted arrays. */
+/* Each slot k (CK_GAS_EACH): slot k's particle to its place in the sorted
+ * arrays. */
 __kernel void
 ck_gas_scatter(uint n, __global const uint *cell_key,
                __global const uint *cell_rank, __global const uint *cell_start,
@@ -221,21 +228,20 @@ ck_gas_scatter(uint n, __global const uint *cell_key,
                __global ck_real *sorted_velocity, __global uint *sorted_id,
                int only_if_flagged, __global const uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
-  uint k = (uint)get_global_id(0);
-  if (k >= n)
-    return;
-  uint key = cell_key[k];
-  uint slot =
-      block_sum[key / CK_GAS_SCAN_BLOCK] + cell_start[key] + cell_rank[k];
-  sorted_position[2 * slot] = position[2 * k];
-  sorted_position[2 * slot + 1] = position[2 * k + 1];
-  sorted_velocity[2 * slot] = velocity[2 * k];
-  sorted_velocity[2 * slot + 1] = velocity[2 * k + 1];
-  sorted_id[slot] = id[k];
+  CK_GAS_EACH(k, n) {
+    uint key = cell_key[k];
+    uint slot =
+        block_sum[key / CK_GAS_SCAN_BLOCK] + cell_start[key] + cell_rank[k];
+    sorted_position[2 * slot] = position[2 * k];
+    sorted_position[2 * slot + 1] = position[2 * k + 1];
+    sorted_velocity[2 * slot] = velocity[2 * k];
+    sorted_velocity[2 * slot + 1] = velocity[2 * k + 1];
+    sorted_id[slot] = id[k];
+  }
 }
 
-/* Work-item c: cell c's final start, its slots ordered by id, and its
- * counter cleared for the next sort; keys past `ordered` (a member's
+/* Each cell c (CK_GAS_EACH): cell c's final start, its slots ordered by id, and
+ * its counter cleared for the next sort; keys past `ordered` (a member's
  * dropped slots) are not ordered. */
 __kernel void ck_gas_order(uint cells, uint ordered, __global uint *cell_start,
                            __global const uint *cell_count,
@@ -245,35 +251,57 @@ __kernel void ck_gas_order(uint cells, uint ordered, __global uint *cell_start,
                            __global uint *sorted_id, int only_if_flagged,
                            __global const uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
-  uint c = (uint)get_global_id(0);
-  if (c >= cells)
-    return;
-  uint start = cell_start[c] + block_sum[c / CK_GAS_SCAN_BLOCK];
-  cell_start[c] = start;
-  fill[c] = 0u;
-  if (c < ordered)
-    ck_gas_order_cell(start, start + cell_count[c], sorted_position,
-                      sorted_velocity, sorted_id);
+  CK_GAS_EACH(c, cells) {
+    uint start = cell_start[c] + block_sum[c / CK_GAS_SCAN_BLOCK];
+    cell_start[c] = start;
+    fill[c] = 0u;
+    if (c < ordered)
+      ck_gas_order_cell(start, start + cell_count[c], sorted_position,
+                        sorted_velocity, sorted_id);
+  }
 }
 
-/* Work-item k (Verlet rebuilds): the sorted slot k back into the particle
- * arrays, and its reference position for the next displacement test. */
-__kernel void ck_gas_copy_back(uint n, __global const ck_real *sorted_position,
-                               __global const ck_real *sorted_velocity,
-                               __global const uint *sorted_id,
-                               __global ck_real *position,
-                               __global ck_real *velocity, __global uint *id,
-                               __global ck_real *reference, int only_if_flagged,
-                               __global const uint *flags) {
+/*
+ * Each sorted slot s (CK_GAS_EACH; Verlet rebuilds): its particle back
+ * into the particle arrays, with its reference position for the next
+ * displacement test. The scatter left each cell's slots in arrival order
+ * and the order kernel (ordered 0) their final starts; slot s goes to its
+ * cell's start plus its rank by id among the cell's slots, ties (a
+ * member's ghosts may have them) by arrival. That is where
+ * ck_gas_order_cell's stable insertion sort puts it, in one parallel pass
+ * in place of a serial one a cell. A member's dropped slots keep their
+ * arrival order.
+ */
+__kernel void ck_gas_place_by_id(
+    uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
+    __global const uint *cell_start, __global const uint *cell_count,
+    __global const ck_real *sorted_position,
+    __global const ck_real *sorted_velocity, __global const uint *sorted_id,
+    __global ck_real *position, __global ck_real *velocity, __global uint *id,
+    __global ck_real *reference, int only_if_flagged,
+    __global const uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
-  uint k = (uint)get_global_id(0);
-  if (k >= n)
-    return;
-  position[2 * k] = reference[2 * k] = sorted_position[2 * k];
-  position[2 * k + 1] = reference[2 * k + 1] = sorted_position[2 * k + 1];
-  velocity[2 * k] = sorted_velocity[2 * k];
-  velocity[2 * k + 1] = sorted_velocity[2 * k + 1];
-  id[k] = sorted_id[k];
+  CK_GAS_GEOMETRY_BUILD(g);
+  CK_GAS_EACH(s, n) {
+    ck_real x = sorted_position[2 * s], y = sorted_position[2 * s + 1];
+    uint word = sorted_id[s];
+    uint key = CK_GAS_MEMBER ? ck_gas_member_key(x, y, word, &g)
+                             : (uint)ck_gas_cell_of(x, y, &g);
+    uint slot = s;
+    if (key < cells) {
+      uint start = cell_start[key], end = start + cell_count[key], rank = 0;
+      for (uint j = start; j < end; ++j) {
+        uint other = sorted_id[j];
+        rank += other < word || (other == word && j < s);
+      }
+      slot = start + rank;
+    }
+    position[2 * slot] = reference[2 * slot] = x;
+    position[2 * slot + 1] = reference[2 * slot + 1] = y;
+    velocity[2 * slot] = sorted_velocity[2 * s];
+    velocity[2 * slot + 1] = sorted_velocity[2 * s + 1];
+    id[slot] = word;
+  }
 }
 
 /* One work-item, when flagged: a Verlet rebuild's whole sort by cell,
@@ -302,8 +330,45 @@ ck_gas_sort_whole(uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
     flags[0] = 0u;
 }
 
-/* Work-item i (Verlet rebuilds): slot i's neighbour list; an overflow
- * sets flags[1]. */
+#if CK_GAS_LIST_CHUNK > 1
+/* Entries of its list a work-item stages in local memory. */
+#define CK_GAS_LIST_STAGE 32u
+
+/* Slot i's Verlet list as ck_gas_list_of makes it, but its first
+ * CK_GAS_LIST_STAGE entries staged in local memory (the work-item's
+ * column of stage, every CK_GAS_GROUP words) and then written out in
+ * order. A warp's lanes are a chunk's slots (ck_gas_list_at), so each
+ * entry they write out together fills one line, where entries written as
+ * each lane finds them would each take a line of their own. */
+uint ck_gas_list_staged(uint i, __global const ck_real *position,
+                        __global const uint *cell_start,
+                        __global const uint *cell_count,
+                        const ck_gas_geometry *g, ck_real range2,
+                        __global uint *list, uint capacity,
+                        __local uint *stage) {
+  ck_real xi = position[2 * i], yi = position[2 * i + 1];
+  uint found = 0;
+  // clang-format off
+  CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
+    if (j == i || !ck_gas_within(xi, yi, position, j, g, range2))
+      continue;
+    if (found < CK_GAS_LIST_STAGE)
+      stage[found * CK_GAS_GROUP] = j;
+    else if (found < capacity)
+      list[ck_gas_list_at(i, found, capacity, CK_GAS_LIST_CHUNK)] = j;
+    ++found;
+  CK_GAS_NEARBY_SLOTS_END
+  // clang-format on
+  uint staged = min(found, min(capacity, CK_GAS_LIST_STAGE));
+  for (uint m = 0; m < staged; ++m)
+    list[ck_gas_list_at(i, m, capacity, CK_GAS_LIST_CHUNK)] =
+        stage[m * CK_GAS_GROUP];
+  return found;
+}
+#endif
+
+/* Each slot i (CK_GAS_EACH; Verlet rebuilds): slot i's neighbour list; an
+ * overflow sets flags[1]. */
 __kernel void ck_gas_build_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
                                 ck_real range2,
                                 __global const ck_real *position,
@@ -313,15 +378,23 @@ __kernel void ck_gas_build_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
                                 uint capacity, int only_if_flagged,
                                 __global uint *flags) {
   CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags);
-  uint i = (uint)get_global_id(0);
-  if (i >= n)
-    return;
   CK_GAS_GEOMETRY_BUILD(g);
-  uint found = ck_gas_list_of(i, position, cell_start, cell_count, &g, range2,
-                              list, capacity);
-  list_count[i] = found;
-  if (found > capacity)
-    atomic_or(&flags[1], 1u);
+#if CK_GAS_LIST_CHUNK > 1
+  CK_LOCAL uint stage[CK_GAS_LIST_STAGE * CK_GAS_GROUP];
+#endif
+  CK_GAS_EACH(i, n) {
+#if CK_GAS_LIST_CHUNK > 1
+    uint found =
+        ck_gas_list_staged(i, position, cell_start, cell_count, &g, range2,
+                           list, capacity, stage + get_local_id(0));
+#else
+    uint found = ck_gas_list_of(i, position, cell_start, cell_count, &g, range2,
+                                list, capacity);
+#endif
+    list_count[i] = found;
+    if (found > capacity)
+      atomic_or(&flags[1], 1u);
+  }
 }
 
 #if CK_REAL_DOUBLE

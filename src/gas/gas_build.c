@@ -12,6 +12,8 @@
 /* Verlet list entries a particle at most: 4 bytes each for every particle,
  * and a list a work-item walks. */
 #define MAX_LIST_CAPACITY 4096.0
+/* Slots a Verlet list chunk holds on GPUs: a warp's (ck_gas_list_at). */
+#define LIST_CHUNK_GPU 32u
 /* Cells a particle at most (ck_gas_create sizes the grid): a sparse
  * system gets wider cells, so that the grid's memory and each step's
  * pass over it follow the particles rather than the box's area. */
@@ -272,6 +274,11 @@ static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
     state->list_capacity = (uint32_t)capacity;
     if (state->list_capacity < 16)
       state->list_capacity = 16;
+    /* ref's lists are its host code's: a slot's entries together. */
+    state->list_chunk = !ck__device_runs_kernels(device) ? 1
+                        : state->list_chunk_request ? state->list_chunk_request
+                        : device->kind == CK_KIND_GPU ? LIST_CHUNK_GPU
+                                                      : 1;
   }
 fail:
   return status;
@@ -335,9 +342,10 @@ static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
   if (state->member)
     CK_TRY(ck__gas_member_messages(state, state->message_capacity));
   if (state->list_capacity) {
-    CK_TRY(ck__buffer_make_zeroed(state->queue,
-                                  n * (size_t)state->list_capacity, 4,
-                                  "neighbour lists", &state->list));
+    size_t rows = (n + state->list_chunk - 1) / state->list_chunk;
+    CK_TRY(ck__buffer_make_zeroed(
+        state->queue, rows * state->list_chunk * (size_t)state->list_capacity,
+        4, "neighbour lists", &state->list));
     CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "neighbour counts",
                                   &state->list_count));
   }

@@ -697,7 +697,7 @@ ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
       velocities[2 * id + d] = saved_real(saved[1], 2 * k + d, real_size);
     }
   }
-  ck__gas_forms forms = {shape->tiles, shape->strips_request, -1, 0};
+  ck__gas_forms forms = {shape->tiles, shape->strips_request, -1, 0, 0};
   ck__gas_spread *taken = members;
   members = NULL;
   CK_TRY(ck__gas_wrap_spread(taken, c, loaded->step, forms, positions,

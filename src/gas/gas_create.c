@@ -362,6 +362,7 @@ static ck_gas *new_gas(const ck_gas_config *config, ck__gas_forms forms) {
   gas->state.strips_request = forms.strips;
   gas->state.sort_request = forms.sort;
   gas->state.fine_cells = forms.fine_cells;
+  gas->state.list_chunk_request = forms.list_chunk;
   return gas;
 }
 

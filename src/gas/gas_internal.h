@@ -172,8 +172,9 @@ struct gas_state {
   int cells_x, cells_y, fine_cells;
   double cell_inverse_x, cell_inverse_y;
   uint32_t cells;
-  /* Verlet lists: capacity neighbours a particle. */
-  uint32_t list_capacity;
+  /* Verlet lists: capacity neighbours a particle, in chunks of list_chunk
+   * slots (cl/ck_gas.h's ck_gas_list_at: 32 on GPUs, else 1). */
+  uint32_t list_capacity, list_chunk, list_chunk_request;
   ck_buffer *position, *velocity, *force, *energy, *virial, *id;
   ck_buffer *sorted_position, *sorted_velocity, *sorted_id;
   ck_buffer *cell_key, *cell_rank;    /* per particle */
@@ -190,7 +191,7 @@ struct gas_state {
   /* OpenCL */
   ck_program *program;
   ck_kernel *kick_drift_kernel, *count_kernel, *scan_kernel,
-      *scan_totals_kernel, *scatter_kernel, *order_kernel, *copy_back_kernel,
+      *scan_totals_kernel, *scatter_kernel, *order_kernel, *place_kernel,
       *list_kernel, *forces_kernel, *forces_list_kernel, *forces_all_kernel,
       *kick_kernel, *reduce_kernel, *reduce_total_kernel, *rescale_kernel,
       *rdf_kernel;
@@ -360,11 +361,14 @@ gas_state *ck__gas_state(ck_gas *gas);
  * device (1) or never (0); sort: Verlet rebuilds sorted by one work-item
  * for small systems on CPUs (-1), always (1) or never (0). fine_cells: 1
  * for cells as narrow as the range allows however few the particles (for
- * tests; checkpoints do not keep it), 0 for at most a few a particle. */
+ * tests; checkpoints do not keep it), 0 for at most a few a particle.
+ * list_chunk: the Verlet lists' chunk (ck_gas_list_at), or 0 by device
+ * (32 on GPUs, else 1), so that tests read the GPUs' layout on CPUs. */
 typedef struct ck__gas_forms {
   int tiles, strips, sort, fine_cells;
+  unsigned list_chunk;
 } ck__gas_forms;
-#define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1, -1, 0})
+#define CK__GAS_FORMS_BY_DEVICE ((ck__gas_forms){-1, -1, -1, 0, 0})
 
 /* ck_gas_create() in either precision (double on ref, or on devices with
  * fp64) and with the forms chosen (CK__GAS_FORMS_BY_DEVICE: as

@@ -247,7 +247,8 @@ ck_queue *ck__gas_member_queue(ck_gas *member) {
 /* The forms a state was made with, to make it again. */
 static ck__gas_forms forms_of(const gas_state *state) {
   return (ck__gas_forms){state->tiles, state->strips_request,
-                         state->sort_request, state->fine_cells};
+                         state->sort_request, state->fine_cells,
+                         state->list_chunk_request};
 }
 
 ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,

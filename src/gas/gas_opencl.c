@@ -47,6 +47,25 @@ ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel *kernel,
   return ck_queue_launch(state->queue, kernel, 1, &global, &group, NULL);
 }
 
+/* Groups a compute unit that the sort's and the lists' kernels take
+ * where they may skip themselves (launch_each). */
+#define EACH_GROUPS_PER_UNIT 8u
+
+/* The sort's and the lists' kernels (gas.cl's CK_GAS_EACH) over `items`:
+ * a work-item each, or where they skip themselves unless a rebuild is
+ * flagged (conditional), at most EACH_GROUPS_PER_UNIT groups a compute
+ * unit, each work-item taking several. A Verlet run launches them at
+ * every step; skipped, a group for every 256 of 4M particles took about
+ * 12 us a launch on an H200. */
+static ck_status launch_each(gas_state *state, ck_kernel *kernel, size_t items,
+                             int conditional) {
+  size_t most =
+      (size_t)state->device.compute_units * EACH_GROUPS_PER_UNIT * state->group;
+  if (conditional && most && items > most)
+    items = most;
+  return ck__gas_opencl_launch(state, kernel, items, state->group);
+}
+
 /* Verlet rebuilds of at most this many particles are sorted by one
  * work-item on CPUs (sort_request -1): a launch that sorts serially when
  * a rebuild is due costs less there than the five of the parallel sort,
@@ -95,17 +114,18 @@ static ck_status build_program(gas_state *state, int gpu) {
   /* Single precision on GPUs flushes subnormals: a reciprocal that keeps
    * them costs about four more instructions a pair on NVIDIA, and forces
    * that small are far below what the integrator resolves. */
-  char defines[300];
+  char defines[400];
   snprintf(defines, sizeof defines,
            "-DCK_GAS_GROUP=%u -DCK_GAS_SCAN_GROUP=%u -DCK_GAS_MODEL=%d "
            "-DCK_GAS_PERIODIC_X=%d -DCK_GAS_PERIODIC_Y=%d -DCK_GAS_WALLS_X=%d "
            "-DCK_GAS_WALLS_Y=%d -DCK_GAS_TILES=%d -DCK_GAS_LANES=%u "
-           "-DCK_GAS_FORCE_SHIFT=%d "
+           "-DCK_GAS_FORCE_SHIFT=%d -DCK_GAS_LIST_CHUNK=%u "
            "-DCK_GAS_MEMBER=%d -DCK_REAL_DOUBLE=%d%s",
            state->group, state->scan_block, state->model, state->periodic_x,
            state->periodic_y, state->walls_x, state->walls_y,
            state->local_tiles, state->lanes, state->force_shift != 0,
-           state->member, state->double_precision,
+           state->list_chunk ? state->list_chunk : 1u, state->member,
+           state->double_precision,
            gpu && !state->double_precision ? " -cl-denorms-are-zero" : "");
   return ck_program_build(state->queue, "gas", defines, &state->program);
 }
@@ -136,7 +156,7 @@ static ck_status create_kernels(gas_state *state) {
       {"ck_gas_scan_totals", &state->scan_totals_kernel},
       {"ck_gas_scatter", &state->scatter_kernel},
       {"ck_gas_order", &state->order_kernel},
-      {"ck_gas_copy_back", &state->copy_back_kernel},
+      {"ck_gas_place_by_id", &state->place_kernel},
       {"ck_gas_build_list", &state->list_kernel},
       {"ck_gas_forces_cells", &state->forces_kernel},
       {"ck_gas_forces_list", &state->forces_list_kernel},
@@ -293,7 +313,7 @@ static ck_status sort_count(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(launch_each(state, kernel, state->particles, conditional));
 fail:
   return status;
 }
@@ -351,12 +371,14 @@ static ck_status sort_scatter(gas_state *state, int conditional,
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(launch_each(state, kernel, state->particles, conditional));
 
+  /* Verlet's cells are ordered as they are placed back (sort_place). */
   kernel = state->order_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, keys);
-  ck_kernel_args_u32(&args, state->cells);
+  ck_kernel_args_u32(&args,
+                     state->neighbors == CK_GAS_VERLET ? 0u : state->cells);
   ck_kernel_args_buffer(&args, state->cell_start);
   ck_kernel_args_buffer(&args, state->cell_count);
   ck_kernel_args_buffer(&args, state->block_sum);
@@ -367,35 +389,37 @@ static ck_status sort_scatter(gas_state *state, int conditional,
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, keys, state->group));
+  CK_TRY(launch_each(state, kernel, keys, conditional));
 fail:
   return status;
 }
 
-/* Verlet's copy of the sorted arrays back into the particle arrays. */
-static ck_status sort_copy_back(gas_state *state, int conditional) {
+/* Verlet's sorted arrays back into the particle arrays, each cell's
+ * slots placed by id (gas.cl's ck_gas_place_by_id). */
+static ck_status sort_place(gas_state *state, int conditional) {
   ck_status status = CK_OK;
   ck_kernel_args args;
-  ck_kernel *kernel = state->copy_back_kernel;
+  ck_kernel *kernel = state->place_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_buffer(&args, state->sorted_position);
-  ck_kernel_args_buffer(&args, state->sorted_velocity);
-  ck_kernel_args_buffer(&args, state->sorted_id);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->reference);
+  ck_kernel_args_u32(&args, state->cells);
+  ck__gas_add_geometry(state, &args);
+  ck_buffer *buffers[] = {
+      state->cell_start,      state->cell_count, state->sorted_position,
+      state->sorted_velocity, state->sorted_id,  state->position,
+      state->velocity,        state->id,         state->reference};
+  for (unsigned b = 0; b < sizeof buffers / sizeof buffers[0]; ++b)
+    ck_kernel_args_buffer(&args, buffers[b]);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(launch_each(state, kernel, state->particles, conditional));
 fail:
   return status;
 }
 
-/* The parallel counting sort by cell (and for Verlet, the copy back into
- * the particle arrays), each kernel skipping itself on the device unless a
+/* The parallel counting sort by cell (and for Verlet, the placing back
+ * into the particle arrays), each kernel skipping itself on the device unless a
  * rebuild is flagged when conditional. */
 static ck_status sort_in_parallel(gas_state *state, int conditional) {
   ck_status status = CK_OK;
@@ -408,7 +432,7 @@ static ck_status sort_in_parallel(gas_state *state, int conditional) {
     ck__gas_take_sorted(state);
     return CK_OK;
   }
-  CK_TRY(sort_copy_back(state, conditional));
+  CK_TRY(sort_place(state, conditional));
 fail:
   return status;
 }
@@ -433,7 +457,7 @@ static ck_status build_lists(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
   CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(launch_each(state, kernel, state->particles, conditional));
 fail:
   return status;
 }
@@ -710,7 +734,7 @@ static void opencl_teardown(gas_state *state) {
   ck_kernel *kernels[] = {state->kick_drift_kernel, state->count_kernel,
                           state->scan_kernel,       state->scan_totals_kernel,
                           state->scatter_kernel,    state->order_kernel,
-                          state->copy_back_kernel,  state->list_kernel,
+                          state->place_kernel,      state->list_kernel,
                           state->forces_kernel,     state->forces_list_kernel,
                           state->forces_all_kernel, state->kick_kernel,
                           state->reduce_kernel,     state->reduce_total_kernel,
