@@ -1484,6 +1484,19 @@ def gas_verlet_rows():
     return rows
 
 
+def gas_verlet_sizes():
+    """sizes.txt's '== N DEVICE cells RATE verlet:0.5 RATE' lines as rows."""
+    rows = []
+    for line in read(GAS_VERLET, "sizes.txt").splitlines():
+        fields = line.split()
+        if len(fields) == 7 and fields[0] == "==":
+            _, n, device, _, cells, _, verlet = fields
+            rows.append([num(f"{int(n):.3g}"), f"`{device}`",
+                         num(f"{float(cells):.4g}"), num(f"{float(verlet):.4g}"),
+                         f"{float(verlet) / float(cells):.2f}"])
+    return rows
+
+
 def h200_gas_verlet():
     kernels = []
     for name, metrics in ncu_kernels(read(GAS_VERLET, "ncu_sol.txt")).items():
@@ -1519,6 +1532,21 @@ Both trees in one call, in turns, three runs each; medians.
   `cuda:0` (whose cells run the native kernels), by 81% on NVIDIA's
   OpenCL.
 - Cell lists are still the default everywhere.
+
+By size, the tree after, one run each (1000 steps below 4M particles,
+300 from 4M):
+
+{source([(GAS_VERLET, "sizes.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run gas --particles N --steps S --device D "
+        "[--neighbors verlet:0.5] --log-every 0 --json --quiet`")}
+
+{table(["N", "device", "cells", "verlet:0.5", "verlet / cells"],
+       gas_verlet_sizes())}
+
+- Verlet lists win from about 1M particles on NVIDIA's OpenCL and from
+  a few million on `cuda:0`; at 100,000 the rebuilds' launches cost more
+  than the lists save.
 
 Nsight Compute's speed of light of the Verlet step's kernels, skin 0.5,
 after (a rebuild's `place_by_id` and `build_list`):
