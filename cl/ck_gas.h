@@ -446,6 +446,9 @@ CK_FN void ck_gas_force_from_cells(
 #ifndef CK_GAS_LIST_CHUNK
 #define CK_GAS_LIST_CHUNK 1
 #endif
+/* Entries of its list a work-item stages in local memory as it builds it,
+ * where chunks hold several slots (gas.cl's ck_gas_list_staged). */
+#define CK_GAS_LIST_STAGE 32u
 CK_FN ck_u64 ck_gas_list_at(ck_u32 i, ck_u32 m, ck_u32 capacity, ck_u32 chunk) {
   return ((ck_u64)(i / chunk) * capacity + m) * chunk + i % chunk;
 }

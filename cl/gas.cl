@@ -331,9 +331,6 @@ ck_gas_sort_whole(uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
 }
 
 #if CK_GAS_LIST_CHUNK > 1
-/* Entries of its list a work-item stages in local memory. */
-#define CK_GAS_LIST_STAGE 32u
-
 /* Slot i's Verlet list as ck_gas_list_of makes it, but its first
  * CK_GAS_LIST_STAGE entries staged in local memory (the work-item's
  * column of stage, every CK_GAS_GROUP words) and then written out in

@@ -274,11 +274,14 @@ static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
     state->list_capacity = (uint32_t)capacity;
     if (state->list_capacity < 16)
       state->list_capacity = 16;
-    /* ref's lists are its host code's: a slot's entries together. */
+    /* ref's lists are its host code's: a slot's entries together. GPUs
+     * stage CK_GAS_LIST_STAGE entries a work-item in local memory. */
+    int stages = device->local_memory >=
+                 (unsigned long long)CK_GAS_LIST_STAGE * 4 * CK__GAS_GPU_GROUP;
     state->list_chunk = !ck__device_runs_kernels(device) ? 1
                         : state->list_chunk_request ? state->list_chunk_request
-                        : device->kind == CK_KIND_GPU ? LIST_CHUNK_GPU
-                                                      : 1;
+                        : device->kind == CK_KIND_GPU && stages ? LIST_CHUNK_GPU
+                                                                : 1;
   }
 fail:
   return status;

@@ -353,6 +353,10 @@ struct ck_gas {
   ck__gas_spread *spread;
 };
 
+/* Work-items a group of the OpenCL steps' per-particle kernels on GPUs
+ * (gas_opencl.c), and so the most that stage their lists together. */
+#define CK__GAS_GPU_GROUP 256u
+
 /* The state behind a gas, for tests. */
 gas_state *ck__gas_state(ck_gas *gas);
 /* How the OpenCL steps read pairs where they have a choice. tiles: all

@@ -86,7 +86,7 @@ static ck_status size_groups(gas_state *state, int gpu) {
   size_t limit = state->device.max_work_group_size
                      ? state->device.max_work_group_size
                      : 256;
-  state->group = gpu ? 256 : 64;
+  state->group = gpu ? CK__GAS_GPU_GROUP : 64;
   state->scan_block = 256;
   while (state->group > limit)
     state->group /= 2;
