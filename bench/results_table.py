@@ -1462,12 +1462,12 @@ Where the host's time goes, PSO, Rastrigin and a one-product callable
 GAS_VERLET = "h200-2026-11-29-gas-verlet"
 
 
-def gas_verlet_rows():
-    """Medians of run.txt's '== REP TREE DEVICE MODE RATE E P' lines: a row
+def gas_verlet_rows(name="run.txt"):
+    """Medians of a file's '== REP TREE DEVICE MODE RATE E P' lines: a row
     a device and mode, before (a) and after (b), and whether every run of
     both trees ended at the same energy and pressure."""
     runs = {}
-    for line in read(GAS_VERLET, "run.txt").splitlines():
+    for line in read(GAS_VERLET, name).splitlines():
         fields = line.split()
         if len(fields) == 8 and fields[0] == "==":
             _, _, tree, device, mode, rate, energy, pressure = fields
@@ -1548,8 +1548,23 @@ By size, the tree after, one run each (1000 steps below 4M particles,
   a few million on `cuda:0`; at 100,000 the rebuilds' launches cost more
   than the lists save.
 
+Lists then built from runs of cells: a row's three cells are one run of
+slots (two at a periodic edge), in place of nine lookups, on grids of
+at least 3 cells a periodic side. Before: the tree above. Two runs each,
+in turns; medians:
+
+{source([(GAS_VERLET, "rows.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "as above, `--neighbors verlet:0.5`")}
+
+{table(["device", "mode", "before", "after", "after / before",
+        "same energy and pressure"], gas_verlet_rows("rows.txt"))}
+
+- `build_list` took 604 µs a rebuild, against 686 µs before (ncu).
+
 Nsight Compute's speed of light of the Verlet step's kernels, skin 0.5,
-after (a rebuild's `place_by_id` and `build_list`):
+on the tree before the runs of cells (a rebuild's `place_by_id` and
+`build_list`):
 
 {source([(GAS_VERLET, "ncu_sol.txt"), (GAS_VERLET, "ncu_times.txt")],
         "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",

@@ -331,31 +331,59 @@ ck_gas_sort_whole(uint n, uint cells, CK_GAS_GEOMETRY_ARGUMENTS,
 }
 
 #if CK_GAS_LIST_CHUNK > 1
-/* Slot i's Verlet list as ck_gas_list_of makes it, but its first
- * CK_GAS_LIST_STAGE entries staged in local memory (the work-item's
- * column of stage, every CK_GAS_GROUP words) and then written out in
- * order. A warp's lanes are a chunk's slots (ck_gas_list_at), so each
- * entry they write out together fills one line, where entries written as
- * each lane finds them would each take a line of their own. */
+/* Stages slot j in slot i's list where it is within range: its first
+ * CK_GAS_LIST_STAGE entries in the work-item's column of stage (every
+ * CK_GAS_GROUP words), the rest straight into the list. */
+#define CK_GAS_LIST_TAKE(j)                                                    \
+  if ((j) != i && ck_gas_within(xi, yi, position, (j), g, range2)) {           \
+    if (found < CK_GAS_LIST_STAGE)                                             \
+      stage[found * CK_GAS_GROUP] = (j);                                       \
+    else if (found < capacity)                                                 \
+      list[ck_gas_list_at(i, found, capacity, CK_GAS_LIST_CHUNK)] = (j);       \
+    ++found;                                                                   \
+  }
+
+/* Slot i's Verlet list as ck_gas_list_of makes it, in the same order,
+ * staged (CK_GAS_LIST_TAKE) and then written out entry by entry. A warp's
+ * lanes are a chunk's slots (ck_gas_list_at), so each entry they write
+ * out together fills one line, where entries written as each lane finds
+ * them would each take a line of their own. Where the grid allows (runs
+ * 1: periodic axes of at least 3 cells), the three cells of a row are one
+ * run of slots (two at a periodic edge), as ck_gas_run_row and
+ * ck_gas_run_columns give them, in place of nine lookups. */
 uint ck_gas_list_staged(uint i, __global const ck_real *position,
                         __global const uint *cell_start,
                         __global const uint *cell_count,
                         const ck_gas_geometry *g, ck_real range2,
-                        __global uint *list, uint capacity,
+                        __global uint *list, uint capacity, int runs,
                         __local uint *stage) {
   ck_real xi = position[2 * i], yi = position[2 * i + 1];
   uint found = 0;
-  // clang-format off
-  CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
-    if (j == i || !ck_gas_within(xi, yi, position, j, g, range2))
-      continue;
-    if (found < CK_GAS_LIST_STAGE)
-      stage[found * CK_GAS_GROUP] = j;
-    else if (found < capacity)
-      list[ck_gas_list_at(i, found, capacity, CK_GAS_LIST_CHUNK)] = j;
-    ++found;
-  CK_GAS_NEARBY_SLOTS_END
-  // clang-format on
+  if (runs) {
+    int cx = ck_gas_cell(xi, g->cell_inverse_x, g->cells_x);
+    int cy = ck_gas_cell(yi, g->cell_inverse_y, g->cells_y);
+    for (int oy = -1; oy <= 1; ++oy) {
+      int row, from, to;
+      ck_real shift;
+      if (!ck_gas_run_row(cy, oy, g, &row, &shift))
+        continue;
+      uint base = (uint)row * (uint)g->cells_x;
+      for (int run = 0; run < 3; ++run) {
+        if (!ck_gas_run_columns(cx, run, g, &from, &to, &shift))
+          continue;
+        uint end = cell_start[base + (uint)to] + cell_count[base + (uint)to];
+        for (uint j = cell_start[base + (uint)from]; j < end; ++j) {
+          CK_GAS_LIST_TAKE(j)
+        }
+      }
+    }
+  } else {
+    // clang-format off
+    CK_GAS_NEARBY_SLOTS_BEGIN(xi, yi, cell_start, cell_count, g, j)
+      CK_GAS_LIST_TAKE(j)
+    CK_GAS_NEARBY_SLOTS_END
+    // clang-format on
+  }
   uint staged = min(found, min(capacity, CK_GAS_LIST_STAGE));
   for (uint m = 0; m < staged; ++m)
     list[ck_gas_list_at(i, m, capacity, CK_GAS_LIST_CHUNK)] =
@@ -378,12 +406,14 @@ __kernel void ck_gas_build_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS,
   CK_GAS_GEOMETRY_BUILD(g);
 #if CK_GAS_LIST_CHUNK > 1
   CK_LOCAL uint stage[CK_GAS_LIST_STAGE * CK_GAS_GROUP];
+  int runs =
+      (!g.periodic_x || g.cells_x >= 3) && (!g.periodic_y || g.cells_y >= 3);
 #endif
   CK_GAS_EACH(i, n) {
 #if CK_GAS_LIST_CHUNK > 1
     uint found =
         ck_gas_list_staged(i, position, cell_start, cell_count, &g, range2,
-                           list, capacity, stage + get_local_id(0));
+                           list, capacity, runs, stage + get_local_id(0));
 #else
     uint found = ck_gas_list_of(i, position, cell_start, cell_count, &g, range2,
                                 list, capacity);

@@ -1135,12 +1135,14 @@ static void agreement_case(const ck_device *ref, const ck_device *ocl,
  * its rank by id), and in parallel with lists in the GPUs' layout
  * (ck_gas_list_at, chunks of 32 slots). The same slots in the same order,
  * the same pairs in the same order: the same bits. 1000 particles: a last
- * chunk only part full, and more than a CPU's capped launch of the
- * sort's and lists' kernels takes at once (gas_opencl.c's launch_each). */
-static void rebuild_forms(const ck_device *ocl) {
+ * chunk only part full, more than a CPU's capped launch of the sort's and
+ * lists' kernels takes at once (gas_opencl.c's launch_each), and a list
+ * built from runs of cells; 30: a periodic grid of 2 cells a side, whose
+ * lists are built cell by cell. */
+static void rebuild_forms(const ck_device *ocl, uint32_t particles) {
   ck_gas_config c;
   ck_gas_config_init(&c);
-  c.particles = 1000;
+  c.particles = particles;
   c.seed = 9;
   c.neighbors = CK_GAS_VERLET;
   const ck__gas_forms forms[3] = {
@@ -1153,6 +1155,7 @@ static void rebuild_forms(const ck_device *ocl) {
     CHECK_OK(ck__gas_create_tuned(ocl, &c, 0, forms[k], 0, &gas));
     if (gas) {
       CHECK(ck__gas_state(gas)->list_chunk == forms[k].list_chunk);
+      CHECK(particles > 100 || ck__gas_state(gas)->cells_x < 3);
       CHECK_OK(ck_gas_step(gas, 60));
     }
     have[k] = take(gas, &s[k]);
@@ -4411,7 +4414,8 @@ int main(void) {
   SECTION("restarts");
   if (ocl) {
     agreement(ref, ocl);
-    rebuild_forms(ocl);
+    rebuild_forms(ocl, 1000);
+    rebuild_forms(ocl, 30);
   }
   SECTION("ref/OpenCL agreement");
   bad_config(ref);
