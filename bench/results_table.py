@@ -1573,7 +1573,7 @@ on the tree before the runs of cells (a rebuild's `place_by_id` and
 
 {table(["kernel", "µs", "DRAM %", "L2 %", "SM %"], kernels)}
 
-- A step between rebuilds: `kick_drift` (49 µs), eight skipped launches
+- A step between rebuilds: `kick_drift` (49 µs), seven skipped launches
   of about 3 µs each, and `forces_list` (203 µs).
 - A rebuild adds about 900 µs; `build_list` takes 686 of them, bound by
   the SMs (84%).
