@@ -607,7 +607,7 @@ def mpi_failures():
                  "option --train: under MPI only rank 0 reads standard input")
     refused_once(["run", "pso", "--shares", "1, 1"] + on, None,
                  "--shares: ' 1' is not")
-    # A workload's option, checked before MPI starts: rank 0 alone says so.
+    # A workload's option, refused by every rank: rank 0 alone says so.
     refused_once(GAS[:2] + ["--thermostat", "langevin"] + on, None,
                  "--thermostat: 'langevin' is not")
     # A run's warning (an optimum its tour beats) comes from rank 0 alone.

@@ -162,8 +162,12 @@ static int finish_run_options(const char *command, int argc, char **argv,
   }
   if (config->shares && !config->spread)
     return cli_usage_error(command, "--shares applies only with --spread");
-  ck_status status =
-      ck_workload_check(config->workload, config->params, config->param_count);
+  /* A spread's options are read once, by its own check (cli_spread.c),
+   * with every refusal of this one. */
+  ck_status status = config->spread
+                         ? CK_OK
+                         : ck_workload_check(config->workload, config->params,
+                                             config->param_count);
   /* An output that cannot be written there, found before the run, is a
    * usage error too: nothing ran, and the command line must change. */
   if (status != CK_OK)

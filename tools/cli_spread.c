@@ -130,9 +130,9 @@ static int report_rank_failure(ck_status status, const cli_mpi *mpi) {
 }
 
 /* What every rank refuses alike before any device work: --shares that
- * are not numbers, and options that contradict a spread over these
- * processes. Rank 0 alone says so. Returns -1 to go on, else an exit
- * code. */
+ * are not numbers, and the options, read once with what contradicts a
+ * spread over these processes (usage errors all). Rank 0 alone says so.
+ * Returns -1 to go on, else an exit code. */
 static int refuse_spread(const cli_run_config *config, const cli_mpi *mpi,
                          double *shares, size_t capacity, size_t *count) {
   int speaks = mpi->rank == 0;
@@ -145,7 +145,7 @@ static int refuse_spread(const cli_run_config *config, const cli_mpi *mpi,
       ck_workload_check_spread(config->workload, config->params,
                                config->param_count, (size_t)mpi->ranks);
   if (status != CK_OK)
-    return speaks ? cli_report(status) : cli_exit_status(status);
+    return speaks ? cli_usage_report(status) : EXIT_USAGE;
   return -1;
 }
 
