@@ -1507,11 +1507,10 @@ def h200_gas_verlet():
     return f"""### The gas's Verlet lists on GPUs
 
 Particle-steps per second of the gas, 4M particles at the default
-ρ = 0.7, 400 steps. Before: the commit before. After:
+ρ = 0.7, 400 steps. Before is the commit before. After it, four changes:
 
-- the sort's and lists' kernels, which skip themselves unless a rebuild
-  is due, launch at most 8 groups a compute unit (each work-item takes
-  several slots);
+- the rebuild's kernels launch at most 8 groups a compute unit, each
+  work-item taking several slots: most steps they skip themselves;
 - a rebuild places each slot back by its rank by id, in place of a
   serial insertion sort a cell;
 - the lists are kept in chunks of 32 slots, entry by entry, so that a
