@@ -58,6 +58,7 @@ static __device__ __forceinline__ size_t ck__pick(unsigned dimension,
 CK__ATOMIC(atomic_add, atomicAdd, unsigned)
 CK__ATOMIC(atomic_add, atomicAdd, int)
 CK__ATOMIC(atomic_or, atomicOr, unsigned)
+CK__ATOMIC(atomic_and, atomicAnd, unsigned)
 CK__ATOMIC(atomic_min, atomicMin, unsigned)
 CK__ATOMIC(atomic_min, atomicMin, int)
 CK__ATOMIC(atomic_max, atomicMax, unsigned)

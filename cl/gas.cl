@@ -31,8 +31,10 @@
  * loops carry no branches on them.
  *
  * Every kernel that takes `only_if_flagged` does nothing unless it is 0
- * or flags[0] (a Verlet rebuild is due) is set: the device decides when
- * to rebuild, without a host round trip.
+ * or flags[0] has one of its bits set (a Verlet rebuild is due): the
+ * device decides when to rebuild, without a host round trip. A step's
+ * rebuild reads one bit, while the forces that take the next step's
+ * first half set the other (ck_gas_forces_list).
  */
 /* GPUs may fuse multiplies and adds (see ck_prelude.h): the pair loops
  * then take about a third fewer instructions. GPU results already differ
@@ -85,8 +87,10 @@
 #define CK_GAS_IN_PART(k)                                                      \
   (!CK_GAS_MEMBER || part == 0 || part_mark[k] + 1u == (uint)part)
 
+#define CK_GAS_FLAGGED(only_if_flagged, flags)                                 \
+  (!(only_if_flagged) || ((flags)[0] & (uint)(only_if_flagged)) != 0u)
 #define CK_GAS_SKIP_UNLESS_FLAGGED(only_if_flagged, flags)                     \
-  if ((only_if_flagged) && !(flags)[0])                                        \
+  if (!CK_GAS_FLAGGED(only_if_flagged, flags))                                 \
   return
 
 /* Work-item k takes k, k + the global size, ... below n: the sort's and
@@ -118,12 +122,13 @@
   }
 
 /* Work-item k: the first half-step of the particle in slot k; with a
- * reference (Verlet lists), flags a rebuild when it moved far enough. */
+ * rebuild bit (Verlet lists), sets it in flags[0] when the particle moved
+ * far enough from its reference. */
 __kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
                                 __global ck_real *position,
                                 __global ck_real *velocity,
                                 __global const ck_real *force,
-                                __global const uint *id, int use_reference,
+                                __global const uint *id, uint rebuild_bit,
                                 __global const ck_real *reference,
                                 ck_real half_skin2, __global uint *flags) {
   uint k = (uint)get_global_id(0);
@@ -131,8 +136,8 @@ __kernel void ck_gas_kick_drift(uint n, ck_real dt, CK_GAS_GEOMETRY_ARGUMENTS,
     return;
   CK_GAS_GEOMETRY_BUILD(g);
   if (ck_gas_kick_drift_particle(k, position, position, velocity, force, dt, &g,
-                                 use_reference ? reference : 0, half_skin2))
-    atomic_or(&flags[0], 1u);
+                                 rebuild_bit ? reference : 0, half_skin2))
+    atomic_or(&flags[0], rebuild_bit);
 }
 
 /* Each slot k (CK_GAS_EACH): the cell of slot k (a member's dropped slot: the
@@ -165,7 +170,7 @@ ck_gas_scan_blocks(uint cells, __global const uint *fill,
                    __global const uint *flags) {
   /* No early return before the barriers (some compilers cannot split a
    * work-group loop there): an idle scan just stores nothing. */
-  int active = !only_if_flagged || flags[0];
+  int active = CK_GAS_FLAGGED(only_if_flagged, flags);
   CK_LOCAL uint sums[CK_GAS_SCAN_GROUP];
   uint l = (uint)get_local_id(0);
   uint base = (uint)get_group_id(0) * CK_GAS_SCAN_BLOCK + 4 * l;
@@ -198,7 +203,7 @@ ck_gas_scan_blocks(uint cells, __global const uint *fill,
 __kernel __attribute__((reqd_work_group_size(CK_GAS_SCAN_GROUP, 1, 1))) void
 ck_gas_scan_totals(uint blocks, __global uint *block_sum, int only_if_flagged,
                    __global const uint *flags) {
-  int active = !only_if_flagged || flags[0];
+  int active = CK_GAS_FLAGGED(only_if_flagged, flags);
   CK_LOCAL uint sums[CK_GAS_SCAN_GROUP];
   uint l = (uint)get_local_id(0);
   uint run = (blocks + CK_GAS_SCAN_GROUP - 1) / CK_GAS_SCAN_GROUP;
@@ -450,18 +455,25 @@ __kernel void ck_gas_forces_cells(
 }
 
 /* Work-item i: the force on slot i from its Verlet list, then (kick 1)
- * its second half-kick. The rebuild flag is read by the rebuild kernels
- * before this one and cleared here, by work-item 0, for the next step. */
+ * its second half-kick. This step's rebuild bit was read by the rebuild
+ * kernels before this one and is cleared here, by work-item 0. With
+ * ahead_bit (the other bit; the kick done, nothing to read or change the
+ * state before the next step), it also takes the next step's first
+ * half-step, as ck_gas_kick_drift would, into next_position while others
+ * still read these positions, and sets ahead_bit where that step must
+ * rebuild: one launch a step fewer. */
 __kernel void
 ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
                    __global const ck_real *position, __global const uint *list,
                    __global const uint *list_count, uint capacity,
                    __global ck_real *force, __global ck_real *energy,
                    __global ck_real *virial, __global uint *flags,
-                   CK_GAS_KICK_ARGUMENTS, CK_GAS_PART_ARGUMENTS) {
+                   CK_GAS_KICK_ARGUMENTS, uint rebuild_bit, uint ahead_bit,
+                   ck_real half_skin2, __global const ck_real *reference,
+                   __global ck_real *next_position, CK_GAS_PART_ARGUMENTS) {
   uint i = (uint)get_global_id(0);
   if (i == 0)
-    flags[0] = 0u;
+    atomic_and(&flags[0], ~rebuild_bit);
   if (i >= n || !CK_GAS_IN_PART(i))
     return;
   CK_GAS_GEOMETRY_BUILD(g);
@@ -470,6 +482,10 @@ ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
                          CK_GAS_MODEL, &p, rc, with_energy, force, energy,
                          virial);
   CK_GAS_KICK_AFTER_FORCE(i);
+  if (ahead_bit && CK_GAS_MOVES(i) &&
+      ck_gas_kick_drift_particle(i, position, next_position, velocity, force,
+                                 dt, &g, reference, half_skin2))
+    atomic_or(&flags[0], ahead_bit);
 }
 
 #if CK_GAS_LANES > 1

@@ -167,6 +167,10 @@ struct gas_state {
    * first half (nothing reads or changes the state in between), and 1
    * once it has (see ck__gas_steps.forces). */
   int ahead, drifted;
+  /* Verlet mode: the bit of the device's rebuild flag (flags[0]) that
+   * this step's rebuild reads, 1 << rebuild_parity. A forces step that
+   * takes the next first half sets the other bit and flips the parity. */
+  int rebuild_parity;
   /* Cells: cells_x by cells_y, each at least the interaction range wide,
    * and at most a few a particle unless fine_cells (ck__gas_forms). */
   int cells_x, cells_y, fine_cells;

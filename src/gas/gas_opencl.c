@@ -240,6 +240,11 @@ fail:
   return status;
 }
 
+/* The bit of flags[0] that this step's Verlet rebuild reads. */
+static uint32_t rebuild_bit(const gas_state *state) {
+  return 1u << state->rebuild_parity;
+}
+
 ck_status ck__gas_opencl_kick_drift(gas_state *state) {
   ck_status status = CK_OK;
   int real = state->double_precision;
@@ -254,7 +259,7 @@ ck_status ck__gas_opencl_kick_drift(gas_state *state) {
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->force);
   ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_i32(&args, verlet);
+  ck_kernel_args_u32(&args, verlet ? rebuild_bit(state) : 0u);
   ck_kernel_args_buffer(&args, verlet ? state->reference : state->position);
   ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
   ck_kernel_args_buffer(&args, state->flags);
@@ -469,7 +474,10 @@ static ck_status opencl_neighbors(gas_state *state, int force_rebuild) {
   ck_status status = CK_OK;
   if (state->neighbors == CK_GAS_ALL_PAIRS)
     return CK_OK;
-  int conditional = state->neighbors == CK_GAS_VERLET && !force_rebuild;
+  /* The kernels' only_if_flagged: the rebuild bit, or 0 for always. */
+  int conditional = state->neighbors == CK_GAS_VERLET && !force_rebuild
+                        ? (int)rebuild_bit(state)
+                        : 0;
   if (state->sort_whole)
     CK_TRY(sort_whole(state, conditional));
   else
@@ -535,7 +543,15 @@ static ck_status neighbor_forces(gas_state *state) {
     ck_kernel_args_buffer(&args, state->flags);
   ck__gas_add_kick(state, &args);
   int ahead = 0;
-  if (state->strips) {
+  if (kernel == state->forces_list_kernel) {
+    /* Lists take the next first half-step when the driver allows it. */
+    ahead = state->ahead && state->kick_step != 0;
+    ck_kernel_args_u32(&args, rebuild_bit(state));
+    ck_kernel_args_u32(&args, ahead ? rebuild_bit(state) ^ 3u : 0u);
+    ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
+    ck_kernel_args_buffer(&args, state->reference);
+    ck_kernel_args_buffer(&args, state->sorted_position);
+  } else if (state->strips) {
     /* Strips in Verlet mode take the next first half-step too, when the
      * driver allows it and the sort clears the flag they set. */
     ahead =
@@ -562,6 +578,8 @@ static ck_status neighbor_forces(gas_state *state) {
     state->position = state->sorted_position;
     state->sorted_position = swap;
     state->drifted = 1;
+    if (kernel == state->forces_list_kernel)
+      state->rebuild_parity ^= 1;
   }
 fail:
   return status;
