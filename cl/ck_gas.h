@@ -201,6 +201,25 @@ CK_FN int ck_gas_cell_of(ck_real x, ck_real y, const ck_gas_geometry *g) {
 }
 
 /* The separation r_i - r_j, by the minimum image along periodic axes. */
+/* Slot j's position. On devices, one load of the pair as a vector (an
+ * array of pairs keeps each pair aligned to its size): a GPU gathers it
+ * in one instruction, where two scalar loads take two. */
+CK_FN void ck_gas_position_of(CK_GLOBAL const ck_real *position, ck_u32 j,
+                              ck_real *x, ck_real *y) {
+#if defined(CK_LANG_OPENCL) || defined(CK_LANG_CUDA)
+#if CK_REAL_DOUBLE
+  double2 pair = ((CK_GLOBAL const double2 *)position)[j];
+#else
+  float2 pair = ((CK_GLOBAL const float2 *)position)[j];
+#endif
+  *x = pair.x;
+  *y = pair.y;
+#else
+  *x = position[2 * j];
+  *y = position[2 * j + 1];
+#endif
+}
+
 CK_FN void ck_gas_separation(ck_real xi, ck_real yi, ck_real xj, ck_real yj,
                              const ck_gas_geometry *g, ck_real *dx,
                              ck_real *dy) {
@@ -392,8 +411,9 @@ CK_FN void ck_gas_add_slot(ck_real xi, ck_real yi,
                            const ck_gas_pair_constants *constants, ck_real rc,
                            int with_energy, ck_real *fx, ck_real *fy,
                            ck_real *energy, ck_real *virial) {
-  ck_real dx, dy;
-  ck_gas_separation(xi, yi, position[2 * j], position[2 * j + 1], g, &dx, &dy);
+  ck_real dx, dy, xj, yj;
+  ck_gas_position_of(position, j, &xj, &yj);
+  ck_gas_separation(xi, yi, xj, yj, g, &dx, &dy);
   ck_gas_add_pair(model, dx, dy, constants, rc, with_energy, fx, fy, energy,
                   virial);
 }
@@ -477,8 +497,9 @@ CK_FN void ck_gas_force_from_list(
 CK_FN int ck_gas_within(ck_real xi, ck_real yi,
                         CK_GLOBAL const ck_real *position, ck_u32 j,
                         const ck_gas_geometry *g, ck_real range2) {
-  ck_real dx, dy;
-  ck_gas_separation(xi, yi, position[2 * j], position[2 * j + 1], g, &dx, &dy);
+  ck_real dx, dy, xj, yj;
+  ck_gas_position_of(position, j, &xj, &yj);
+  ck_gas_separation(xi, yi, xj, yj, g, &dx, &dy);
   return dx * dx + dy * dy < range2;
 }
 
