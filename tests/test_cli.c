@@ -2375,7 +2375,8 @@ static void check_gas_run(void) {
       {{"run", "gas", "--neighbors", "verlet:0", "--device", "ref", NULL},
        2,
        "--neighbors"},
-      {{"run", "gas", "--model", "log:1:1", "--device", "ref", NULL},
+      {{"run", "gas", "--model", "log:1:1", "--neighbors", "cells", "--device",
+        "ref", NULL},
        2,
        "option --model: ck_gas_config.model: the soft-log model has no "
        "cutoff; it needs all pairs"},

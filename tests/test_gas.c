@@ -1177,6 +1177,49 @@ static void rebuild_forms(const ck_device *ocl, uint32_t particles) {
     snapshot_free(&s[k]);
 }
 
+/* The mode CK_GAS_NEIGHBORS_AUTO picks on device with n particles and
+ * model, and the skin it took (0 where it is not Verlet). */
+static ck_gas_neighbors auto_mode(const ck_device *device, size_t n,
+                                  ck_gas_model model, double *skin) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = n;
+  c.model = model;
+  ck_gas *gas = NULL;
+  ck_gas_neighbors mode = CK_GAS_NEIGHBORS_AUTO;
+  *skin = 0;
+  CHECK_OK(ck_gas_create(device, &c, &gas));
+  if (gas) {
+    ck_gas_describe(gas, &c);
+    mode = c.neighbors;
+    *skin = mode == CK_GAS_VERLET ? c.skin : 0;
+  }
+  ck_gas_destroy(gas);
+  return mode;
+}
+
+/* The default neighbours' mode is chosen by device, size and model. */
+static void neighbors_auto(const ck_device *ref, const ck_device *ocl) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  CHECK(c.neighbors == CK_GAS_NEIGHBORS_AUTO);
+  double skin;
+  CHECK(auto_mode(ref, 500, CK_GAS_LENNARD_JONES, &skin) == CK_GAS_CELLS);
+  CHECK(auto_mode(ref, 500, CK_GAS_SOFT_LOG, &skin) == CK_GAS_ALL_PAIRS);
+  if (!ocl)
+    return;
+  int gpu = ocl->kind == CK_KIND_GPU;
+  CHECK(auto_mode(ocl, 500, CK_GAS_LENNARD_JONES, &skin) == CK_GAS_CELLS);
+  /* 2^20 particles are built only where they take little time. */
+  if (gpu) {
+    CHECK(auto_mode(ocl, CK_GAS_AUTO_VERLET_FROM, CK_GAS_LENNARD_JONES,
+                    &skin) == CK_GAS_VERLET &&
+          skin == CK_GAS_AUTO_SKIN);
+    CHECK(auto_mode(ocl, CK_GAS_AUTO_VERLET_FROM - 1, CK_GAS_LENNARD_JONES,
+                    &skin) == CK_GAS_CELLS);
+  }
+}
+
 static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
                                  const char *what,
                                  const ck_gas_config *config) {
@@ -1316,6 +1359,7 @@ static void bad_config(const ck_device *device) {
   ck_gas_config_init(&c);
   c.particles = 100;
   c.model = CK_GAS_SOFT_LOG;
+  c.neighbors = CK_GAS_CELLS;
   expect_create_failure(device, &c, CK_ERROR_INVALID_ARGUMENT,
                         "ck_gas_config.model: the soft-log model has no cutoff",
                         "soft-log with cells");
@@ -1756,6 +1800,12 @@ static void damaged_checkpoints(const ck_device *device) {
   test_write_bytes(damaged, bytes, size);
   expect_load_failure(device, damaged, CK_ERROR_PARSE, "walls flag of 2",
                       "a checkpoint with a walls flag of 2");
+  memcpy(bytes, good, size);
+  ck__put_u32(bytes + 24 + 8 + 6 * 4, CK_GAS_NEIGHBORS_AUTO); /* 7th code */
+  reseal(bytes, size);
+  test_write_bytes(damaged, bytes, size);
+  expect_load_failure(device, damaged, CK_ERROR_PARSE, "no neighbours' mode",
+                      "a checkpoint whose neighbours' mode is auto");
   memcpy(bytes, good, size);
   double dt = -0.005; /* dt: the 8th real after 24 + 8 + 7 * 4 bytes */
   uint64_t bits;
@@ -2722,9 +2772,11 @@ static void workload(const ck_device *ref, const ck_device *ocl) {
   expect_failure(run_workload(w, ref, coincident, 3, result), CK_ERROR_PARSE,
                  located, "--xyz with two particles at (1, 1)");
   /* Settings the library rejects once the box is known. */
-  ck_param soft_cells[] = {
-      {"particles", "200"}, {"model", "log:1:1"}, {"log-every", "0"}};
-  expect_failure(run_workload(w, ref, soft_cells, 3, result),
+  ck_param soft_cells[] = {{"particles", "200"},
+                           {"model", "log:1:1"},
+                           {"neighbors", "cells"},
+                           {"log-every", "0"}};
+  expect_failure(run_workload(w, ref, soft_cells, 4, result),
                  CK_ERROR_INVALID_ARGUMENT,
                  "option --model: ck_gas_config.model: the soft-log model",
                  "--model log:1:1 with cells");
@@ -4421,6 +4473,7 @@ int main(void) {
     rebuild_forms(ocl, 1000);
     rebuild_forms(ocl, 30);
   }
+  neighbors_auto(ref, ocl);
   SECTION("ref/OpenCL agreement");
   bad_config(ref);
   if (ocl)

@@ -51,10 +51,19 @@ typedef enum ck_gas_model {
 } ck_gas_model;
 
 typedef enum ck_gas_neighbors {
-  CK_GAS_CELLS = 0,    /* cell lists built every step, particles sorted */
-  CK_GAS_VERLET = 1,   /* a Verlet list with a skin, rebuilt when needed */
-  CK_GAS_ALL_PAIRS = 2 /* O(N^2), tiled in local memory */
+  CK_GAS_CELLS = 0,     /* cell lists built every step, particles sorted */
+  CK_GAS_VERLET = 1,    /* a Verlet list with a skin, rebuilt when needed */
+  CK_GAS_ALL_PAIRS = 2, /* O(N^2), tiled in local memory */
+  /* The default, chosen when the gas is made: Verlet lists with skin
+   * CK_GAS_AUTO_SKIN (not the skin field's) on a GPU from
+   * CK_GAS_AUTO_VERLET_FROM particles, where they run faster than cells;
+   * all pairs for the soft-log model; else cells. A spread gas takes
+   * cells. ck_gas_describe() gives the choice. */
+  CK_GAS_NEIGHBORS_AUTO = 3
 } ck_gas_neighbors;
+
+#define CK_GAS_AUTO_SKIN 0.5
+#define CK_GAS_AUTO_VERLET_FROM (1u << 20)
 
 typedef enum ck_gas_thermostat {
   CK_GAS_NVE = 0,

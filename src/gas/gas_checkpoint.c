@@ -493,6 +493,11 @@ static ck_status check_saved_config(const char *path,
     CK_FAIL(CK_ERROR_PARSE,
             "%s: %zu bytes of particle state cannot hold %llu particles", path,
             left, (unsigned long long)config->particles);
+  if (config->neighbors == CK_GAS_NEIGHBORS_AUTO)
+    CK_FAIL(CK_ERROR_PARSE,
+            "%s: no neighbours' mode (a saved run has cells, verlet or all "
+            "pairs)",
+            path);
   status = ck__gas_check_config(config);
   if (status == CK_OK &&
       (!ck__gas_side_fits(config->box_x) || !ck__gas_side_fits(config->box_y)))

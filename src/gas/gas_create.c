@@ -300,19 +300,42 @@ fail:
   return status;
 }
 
-/* The configuration c (the caller's copy) checked and resolved: the XYZ
- * file's particles and box read into frame (the caller's), or the
- * caller's arrays checked; the box from the density. *box_option names
- * the field that set the box. With temperature_given set, a file with
+/* CK_GAS_NEIGHBORS_AUTO made a mode for the device (NULL: a spread's
+ * members), as clkit/gas.h gives it. On an H200 at density 0.7, Verlet
+ * lists with skin 0.5 and cells broke even at about 1M particles
+ * (bench/RESULTS.md). */
+static void pick_neighbors(const ck_device *device, ck_gas_config *c) {
+  if (c->neighbors != CK_GAS_NEIGHBORS_AUTO)
+    return;
+  int gpu =
+      device && device->kind == CK_KIND_GPU && ck__device_runs_kernels(device);
+  if (c->model == CK_GAS_SOFT_LOG) {
+    c->neighbors = CK_GAS_ALL_PAIRS;
+  } else if (gpu && c->particles >= CK_GAS_AUTO_VERLET_FROM &&
+             CK_GAS_AUTO_SKIN <= c->rc) {
+    c->neighbors = CK_GAS_VERLET;
+    c->skin = CK_GAS_AUTO_SKIN;
+  } else {
+    c->neighbors = CK_GAS_CELLS;
+  }
+}
+
+/* The configuration c (the caller's copy) checked and resolved for the
+ * device (NULL: a spread's members): the XYZ file's particles and box
+ * read into frame (the caller's), or the caller's arrays checked; the
+ * neighbours' mode; the box from the density. *box_option names the
+ * field that set the box. With temperature_given set, a file with
  * velocities refuses the temperature, which it would leave unused. */
-static ck_status resolve_start(ck_gas_config *c, int temperature_given,
-                               ck__gas_frame *frame, const char **box_option) {
+static ck_status resolve_start(const ck_device *device, ck_gas_config *c,
+                               int temperature_given, ck__gas_frame *frame,
+                               const char **box_option) {
   ck_status status = CK_OK;
   if (c->velocities && !c->positions)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
             "ck_gas_config.velocities: given without positions");
   if (c->xyz_path && !c->positions)
     CK_TRY(read_start_file(c, temperature_given, frame));
+  pick_neighbors(device, c);
   CK_TRY(ck__gas_check_config(c));
   if (c->positions)
     CK_TRY(check_start_arrays(c));
@@ -389,7 +412,7 @@ static ck_status create_gas(const ck_device *device,
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   ck_gas_config *c = &gas->config;
   const char *box_option = NULL;
-  CK_TRY(resolve_start(c, temperature_given, &frame, &box_option));
+  CK_TRY(resolve_start(device, c, temperature_given, &frame, &box_option));
   /* The device's buffers first: a system that cannot fit fails there,
    * before the host holds its starting state. */
   CK_TRY(ck__gas_build_state(device, gas, double_precision, 1));
@@ -513,7 +536,7 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
   *gas = NULL;
   ck_gas_config c = *config;
   const char *box_option = NULL;
-  CK_TRY(resolve_start(&c, temperature_given, &frame, &box_option));
+  CK_TRY(resolve_start(NULL, &c, temperature_given, &frame, &box_option));
   CK_TRY(ck__gas_spread_check(&c));
   CK_TRY(start_particles(&c, &frame, box_option, 0, &positions, &velocities));
   ck__gas_spread *members = NULL;

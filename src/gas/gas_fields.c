@@ -21,7 +21,8 @@ static const ck__field_word thermostats[] = {{"none", CK_GAS_NVE},
                                              {"langevin", CK_GAS_LANGEVIN},
                                              {"rescale", CK_GAS_RESCALE},
                                              {NULL, 0}};
-static const ck__field_word neighbors[] = {{"cells", CK_GAS_CELLS},
+static const ck__field_word neighbors[] = {{"auto", CK_GAS_NEIGHBORS_AUTO},
+                                           {"cells", CK_GAS_CELLS},
                                            {"verlet", CK_GAS_VERLET},
                                            {"allpairs", CK_GAS_ALL_PAIRS},
                                            {NULL, 0}};
@@ -77,7 +78,7 @@ const ck__field ck__gas_fields[CK__GAS_FIELDS] = {
                                          UINT_MAX),
                                .flags = CK__FIELD_APART},
     [CK__GAS_NEIGHBORS] = {CK__FIELD_ENUM(ck_gas_config, neighbors,
-                                          CK_GAS_CELLS, neighbors)},
+                                          CK_GAS_NEIGHBORS_AUTO, neighbors)},
     /* Verlet lists only, and at most rc (ck_gas_create). */
     [CK__GAS_SKIN] = {GAS_FIELD(skin, CK__FIELD_REAL, 0.3, 0, 1e6),
                       .flags = CK__FIELD_ABOVE | CK__FIELD_APART},

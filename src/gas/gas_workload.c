@@ -163,7 +163,9 @@ static ck_status parse_neighbors(const char *text, void *job) {
   ck_gas_config *config = job;
   const ck__field *skin_field = &ck__gas_fields[CK__GAS_SKIN];
   double skin = 0;
-  if (strcmp(text, "cells") == 0) {
+  if (strcmp(text, "auto") == 0) {
+    config->neighbors = CK_GAS_NEIGHBORS_AUTO;
+  } else if (strcmp(text, "cells") == 0) {
     config->neighbors = CK_GAS_CELLS;
   } else if (strcmp(text, "allpairs") == 0) {
     config->neighbors = CK_GAS_ALL_PAIRS;
@@ -178,8 +180,8 @@ static ck_status parse_neighbors(const char *text, void *job) {
     char range[96];
     ck__field_range_text(skin_field, range, sizeof range);
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "--neighbors: '%s' is not cells, verlet:SKIN (SKIN in %s) "
-                    "or allpairs",
+                    "--neighbors: '%s' is not auto, cells, verlet:SKIN (SKIN "
+                    "in %s) or allpairs",
                     text, range);
   }
   return CK_OK;
@@ -228,8 +230,8 @@ static const ck__option gas_options[] = {
     {"shift", "S", "energy (U - U(rc)), force (also F - F(rc)) or none",
      GAS(SHIFT)},
     {"model", "M",
-     "lj, or log:A:S for (A/2) ln(r^2 + S^2) + r^-12 (needs --neighbors "
-     "allpairs)",
+     "lj, or log:A:S for (A/2) ln(r^2 + S^2) + r^-12 (all pairs: "
+     "--neighbors auto or allpairs)",
      GAS(MODEL), .read = parse_model, .sets = "strength softening"},
     {"dt", "DT", "time step", GAS(DT)},
     {"walls", NULL, "reflecting walls instead of periodic boundaries",
@@ -238,8 +240,9 @@ static const ck__option gas_options[] = {
      GAS(THERMOSTAT), .read = parse_thermostat,
      .sets = "target_temperature gamma rescale_every"},
     {"neighbors", "N",
-     "cells (rebuilt every step), verlet:SKIN (rebuilt when needed; SKIN "
-     "%g unless given) or allpairs",
+     "auto (Verlet lists on a GPU where they run faster, all pairs for "
+     "--model log, else cells), cells (rebuilt every step), verlet:SKIN "
+     "(rebuilt when needed; SKIN %g unless given) or allpairs",
      GAS(NEIGHBORS), .read = parse_neighbors, .sets = "skin",
      .detail = &ck__gas_fields[CK__GAS_SKIN]},
     {"tiles", "T",
