@@ -3342,6 +3342,9 @@ static void focused_runs(const ck_device *ref) {
   /* Fewer where 512 MB of per-ant arrays bind: 9 bytes a city, 13
    * focused (the queue), 21 with their own sources (tour and positions). */
   gpu.compute_units = 132;
+  /* Four a compute unit classic, two focused, to a multiple of 32. */
+  CHECK(ck__aco_automatic_ants(&gpu, 2392, 0, CK_ACO_SOURCE_BEST) == 512);
+  CHECK(ck__aco_automatic_ants(&gpu, 2392, 1, CK_ACO_SOURCE_BEST) == 256);
   CHECK(ck__aco_automatic_ants(&gpu, 1000000, 0, CK_ACO_SOURCE_OWN) == 59);
   CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_BEST) == 41);
   CHECK(ck__aco_automatic_ants(&gpu, 1000000, 1, CK_ACO_SOURCE_ITERATION) ==
