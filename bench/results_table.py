@@ -1462,12 +1462,12 @@ Where the host's time goes, PSO, Rastrigin and a one-product callable
 GAS_VERLET = "h200-2026-11-29-gas-verlet"
 
 
-def gas_verlet_rows(name="run.txt"):
+def gas_verlet_rows(name="run.txt", run=GAS_VERLET):
     """Medians of a file's '== REP TREE DEVICE MODE RATE E P' lines: a row
     a device and mode, before (a) and after (b), and whether every run of
     both trees ended at the same energy and pressure."""
     runs = {}
-    for line in read(GAS_VERLET, name).splitlines():
+    for line in read(run, name).splitlines():
         fields = line.split()
         if len(fields) == 8 and fields[0] == "==":
             _, _, tree, device, mode, rate, energy, pressure = fields
@@ -1530,7 +1530,8 @@ Both trees in one call, in turns, three runs each; medians.
 - Verlet lists with a skin of 0.5 now beat cell lists: by 13% on
   `cuda:0` (whose cells run the native kernels), by 81% on NVIDIA's
   OpenCL.
-- Cell lists are still the default everywhere.
+- The next section takes these lists further and makes them the default
+  on GPUs.
 
 By size, the tree after, one run each (1000 steps below 4M particles,
 300 from 4M):
@@ -1578,6 +1579,182 @@ on the tree before the runs of cells (a rebuild's `place_by_id` and
   the SMs (84%).
 - `forces_list` reads each pair's list entry from DRAM: 42-46% of its
   peak, 80% of the SMs'."""
+
+
+GAS_AHEAD = "h200-2026-11-29-gas-ahead"
+
+
+def gas_ahead_sizes():
+    """sizes.txt's '== size N DEVICE cells R E P v0.3 R E P v0.5 R E P'
+    lines as rows."""
+    rows = []
+    for line in read(GAS_AHEAD, "sizes.txt").splitlines():
+        fields = line.split()
+        if len(fields) == 16 and fields[:2] == ["==", "size"]:
+            n, device = fields[2:4]
+            cells, skin3, skin5 = (float(fields[k]) for k in (5, 9, 13))
+            rows.append([num(f"{int(n):.3g}"), f"`{device}`",
+                         num(f"{cells:.4g}"), num(f"{skin3:.4g}"),
+                         num(f"{skin5:.4g}"), f"{skin5 / cells:.2f}"])
+    return rows
+
+
+def gas_ahead_defaults():
+    """defaults.txt's '== default DEVICE N RATE MODE E P' lines as rows."""
+    rows = []
+    for line in read(GAS_AHEAD, "defaults.txt").splitlines():
+        fields = line.split()
+        if len(fields) == 8 and fields[:2] == ["==", "default"]:
+            device, n, rate, mode = fields[2:6]
+            rows.append([f"{int(n):,}", f"`{device}`", mode,
+                         num(f"{float(rate):.4g}")])
+    return rows
+
+
+def h200_gas_ahead():
+    best = max(float(row[3].replace("`", "")) for row in
+               gas_verlet_rows("vector.txt", GAS_AHEAD)
+               if row[0] == "`cuda:0`" and row[1] == "auto")
+    kernels = []
+    for name, metrics in ncu_kernels(read(GAS_AHEAD, "ncu_sol.txt")).items():
+        kernels.append([f"`{name}`", metrics["Duration"],
+                        metrics["DRAM Throughput"],
+                        metrics["L2 Cache Throughput"],
+                        metrics["Compute (SM) Throughput"]])
+    return f"""### The gas's Verlet step, fused, and Verlet by default
+
+Three changes, each measured against the tree before it in one call,
+4M particles at ρ = 0.7, 400 steps, three runs each in turns (medians):
+
+- the list forces take the next step's first half-step (one launch a
+  step fewer): a step's rebuild reads one bit of the flag word, the
+  forces set the other;
+- a pair's position is gathered as one vector load on devices;
+- `--neighbors auto`, the default, picks Verlet lists with skin 0.5 on
+  a GPU from 2²⁰ particles (cells below, and in spread runs).
+
+The forces' half-step:
+
+{source([(GAS_AHEAD, "run.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run gas --particles 4194304 --steps 400 --device D "
+        "[--neighbors verlet:SKIN] --log-every 0 --json --quiet`")}
+
+{table(["device", "mode", "before", "after", "after / before",
+        "same energy and pressure"], gas_verlet_rows("run.txt", GAS_AHEAD))}
+
+The vector load (`auto` is `verlet:0.5` here):
+
+{source([(GAS_AHEAD, "vector.txt"), (GAS_AHEAD, "ncu_vector.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "as above, `--neighbors cells|auto`")}
+
+{table(["device", "mode", "before", "after", "after / before",
+        "same energy and pressure"],
+       gas_verlet_rows("vector.txt", GAS_AHEAD))}
+
+- `build_list` took 560 µs a rebuild against 601 µs, `forces_list`
+  195-204 µs a step against 203-224 µs (ncu).
+- `cuda:0`'s cells run the native kernels, which this change leaves
+  alone.
+
+By size, after the half-step (one run each; 1000 steps below 4M
+particles, 300 from 4M):
+
+{source([(GAS_AHEAD, "sizes.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run gas --particles N --steps S --device D "
+        "[--neighbors verlet:SKIN] --log-every 0 --json --quiet`")}
+
+{table(["N", "device", "cells", "verlet:0.3", "verlet:0.5",
+        "verlet:0.5 / cells"], gas_ahead_sizes())}
+
+- Verlet lists with skin 0.5 break even with `cuda:0`'s native cells at
+  1M particles and lead from 2M; on NVIDIA's OpenCL they lead from 1M.
+- Skin 0.5 beats 0.3 at every size here.
+
+The default, `--neighbors auto`, on each side of 2²⁰ particles and
+above:
+
+{source([(GAS_AHEAD, "defaults.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run gas --particles N --steps S --device D --log-every 0 "
+        "--json --quiet`")}
+
+{table(["N", "device", "mode chosen", "particle-steps/s"],
+       gas_ahead_defaults())}
+
+Nsight Compute's speed of light after all three changes, the default
+mode at 4M (a rebuild's `build_list`, then a step's `forces_list`):
+
+{source([(GAS_AHEAD, "ncu_sol.txt"), (GAS_AHEAD, "ncu_times.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`ncu --section SpeedOfLight clkit run gas --particles 4194304 "
+        "--steps 3 --device cuda:0`")}
+
+{table(["kernel", "µs", "DRAM %", "L2 %", "SM %"], kernels)}
+
+- A step between rebuilds: `forces_list` (about 200 µs) and seven
+  skipped launches of about 3 µs each; `kick_drift` runs only at the
+  last step of a call.
+- A rebuild's kernels took 828 µs before the vector load
+  (`ncu_times.txt`: `count` 33, the scans 13, `scatter` 103, `order` 5,
+  `place_by_id` 70, `build_list` 603); `build_list` is bound by the SMs
+  (82%). At skin 0.5 a rebuild comes every 5-6 steps.
+- The goal of 1.5e10 particle-steps/s at 4M is not reached: the default
+  now gives {num(f"{best:.3g}")} on `cuda:0`."""
+
+
+ACO_ANTS = "h200-2026-11-29-aco-ants"
+
+
+def aco_ants_rows():
+    """ants.txt's '== NAME sSEED LABEL GAP% LENGTH ANTS ITERATIONS ...'
+    lines: a row an instance and ant count, the mean gap over its seeds."""
+    runs = {}
+    for line in read(ACO_ANTS, "ants.txt").splitlines():
+        fields = line.split()
+        if len(fields) >= 8 and fields[0] == "==":
+            name, seed, _, gap, _, ants, iterations = fields[1:8]
+            runs.setdefault((name, int(ants)), []).append(
+                (int(seed[1:]), float(gap.rstrip("%")), int(iterations)))
+    rows = []
+    for (name, ants), found in sorted(runs.items()):
+        by_seed = dict((s, g) for s, g, _ in found)
+        gaps = [by_seed[s] for s in sorted(by_seed)]
+        first = [by_seed[s] for s in (1, 2, 3) if s in by_seed]
+        rows.append([name, str(ants), str(len(gaps)),
+                     f"{statistics.mean(first):.3f}%",
+                     f"{statistics.mean(gaps):.3f}%",
+                     f"{min(gaps):.3f}-{max(gaps):.3f}%",
+                     str(round(statistics.mean(i for _, _, i in found)))])
+    return rows
+
+
+def h200_aco_ants():
+    return f"""### ACO: ants a compute unit
+
+The classic colony's automatic ants on a GPU are four a compute unit
+(512 on the H200's 132), where they were two (256); a focused colony
+keeps two (it takes at least 4√n anyway). An iteration of 512 ants took
+about as long as one of 256, so a run of fixed time ends with as many
+iterations and twice the tours. pr2392 and fnl4461 ran 10 s, pr1002
+5 s, d15112 (focused) 30 s; "default" rows are the tree's automatic
+count, and run bit for bit as `--ants 512`.
+
+{source([(ACO_ANTS, "ants.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run aco --instance NAME.tsp --device cuda:0 --time T "
+        "--seed S [--ants A] --json --quiet`")}
+
+{table(["instance", "ants", "seeds", "mean gap, seeds 1-3", "mean gap",
+        "range", "iterations"], aco_ants_rows())}
+
+- pr2392 in 10 s: a mean of 0.197% over seeds 1-3 with 512 ants (goal
+  0.25%), against 0.274% with 256.
+- 1024 ants did better on pr1002 (three seeds) but worse on fnl4461,
+  with fewer iterations there, and on pr2392's seeds 1-3.
+- d15112, focused, is unchanged: 512 ants either way."""
 
 
 # ---- spread runs ----------------------------------------------------------
@@ -2275,7 +2452,8 @@ SECTIONS = [
                                  h100x2_mlp, h100x2_ga, h100x2_pso_aco]),
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user,
-                      h200_user_stream, h200_gas_verlet]),
+                      h200_user_stream, h200_gas_verlet, h200_gas_ahead,
+                      h200_aco_ants]),
     ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
