@@ -3312,7 +3312,7 @@ static void check_parts(const char *what, ck_gas *gas) {
     gas_state *state = ck__gas_state(member);
     size_t n = state->particles, capacity = state->list_capacity;
     uint32_t *id = calloc(n + 1, 4), *mark = calloc(n + 1, 4);
-    size_t chunk = state->list_chunk ? state->list_chunk : 1;
+    size_t chunk = state->list_chunk;
     size_t entries = (n + chunk - 1) / chunk * chunk * capacity;
     uint32_t *count = calloc(n + 1, 4), *list = calloc(entries + 1, 4);
     size_t interior = 0, border = 0, wrong = 0;

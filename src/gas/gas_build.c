@@ -262,7 +262,9 @@ static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
       (!state->periodic_x || state->cells_x >= 3) &&
       (!state->periodic_y || state->cells_y >= 3);
   /* Verlet lists: room for twice the neighbours of the densest
-   * plausible packing within the range (strips keep none). */
+   * plausible packing within the range (strips keep none). Without
+   * lists the chunk is 1, so that the kernels' define is always one. */
+  state->list_chunk = 1;
   if (config->neighbors == CK_GAS_VERLET && !state->strips) {
     double density = config->density > 1.2 ? config->density : 1.2;
     double capacity = ceil(2.0 * 3.14159265358979 * range * range * density);
@@ -287,6 +289,13 @@ fail:
   return status;
 }
 
+/* The entries of the Verlet lists: a row of capacity for every slot, the
+ * slots rounded up to a whole chunk (ck_gas_list_at). */
+static size_t list_entries(const gas_state *state) {
+  size_t n = state->particles, chunk = state->list_chunk;
+  return (n + chunk - 1) / chunk * chunk * state->list_capacity;
+}
+
 /* The device's buffers, once the device's memory is known to hold them. */
 static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
   ck_status status = CK_OK;
@@ -298,14 +307,13 @@ static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
   /* The buffers below, and on ref the host's starting positions and
    * velocities beside them (create_gas), before any is allocated. */
   int reference = config->neighbors == CK_GAS_VERLET;
-  double bytes =
-      (double)real * (2.0 * (double)padded + 8.0 * (double)n +
-                      (reference ? 2.0 * (double)n : 0)) +
-      4.0 * (double)n *
-          (4.0 + (state->list_capacity ? state->list_capacity + 1.0 : 0)) +
-      12.0 * ((double)state->cells + 1) +
-      (ck__device_runs_kernels(device) ? 0 : 32.0 * (double)n) +
-      ck__gas_member_message_bytes(state, state->message_capacity);
+  double bytes = (double)real * (2.0 * (double)padded + 8.0 * (double)n +
+                                 (reference ? 2.0 * (double)n : 0)) +
+                 4.0 * (double)n * (4.0 + (state->list_capacity ? 1.0 : 0)) +
+                 4.0 * (double)list_entries(state) +
+                 12.0 * ((double)state->cells + 1) +
+                 (ck__device_runs_kernels(device) ? 0 : 32.0 * (double)n) +
+                 ck__gas_member_message_bytes(state, state->message_capacity);
   if ((status = ck__device_memory_check(device, bytes)))
     CK_FAIL_PREFIX(status, "%zu particles need ", n);
   CK_TRY(ck_queue_create(device, &state->queue));
@@ -345,10 +353,8 @@ static ck_status make_buffers(const ck_device *device, ck_gas *gas) {
   if (state->member)
     CK_TRY(ck__gas_member_messages(state, state->message_capacity));
   if (state->list_capacity) {
-    size_t rows = (n + state->list_chunk - 1) / state->list_chunk;
-    CK_TRY(ck__buffer_make_zeroed(
-        state->queue, rows * state->list_chunk * (size_t)state->list_capacity,
-        4, "neighbour lists", &state->list));
+    CK_TRY(ck__buffer_make_zeroed(state->queue, list_entries(state), 4,
+                                  "neighbour lists", &state->list));
     CK_TRY(ck__buffer_make_zeroed(state->queue, n, 4, "neighbour counts",
                                   &state->list_count));
   }

@@ -1,5 +1,6 @@
 /* gas_opencl.c - the OpenCL steps of the 2D gas: kernels in cl/gas.cl.
  * A spread member's steps are gas_member_opencl.c's. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -111,6 +112,7 @@ fail:
 
 /* The program, built for the state's groups, model and geometry. */
 static ck_status build_program(gas_state *state, int gpu) {
+  assert(state->list_chunk >= 1); /* gas_build.c's choose_forms sets it */
   /* Single precision on GPUs flushes subnormals: a reciprocal that keeps
    * them costs about four more instructions a pair on NVIDIA, and forces
    * that small are far below what the integrator resolves. */
@@ -124,8 +126,7 @@ static ck_status build_program(gas_state *state, int gpu) {
            state->group, state->scan_block, state->model, state->periodic_x,
            state->periodic_y, state->walls_x, state->walls_y,
            state->local_tiles, state->lanes, state->force_shift != 0,
-           state->list_chunk ? state->list_chunk : 1u, state->member,
-           state->double_precision,
+           state->list_chunk, state->member, state->double_precision,
            gpu && !state->double_precision ? " -cl-denorms-are-zero" : "");
   return ck_program_build(state->queue, "gas", defines, &state->program);
 }
