@@ -1177,49 +1177,6 @@ static void rebuild_forms(const ck_device *ocl, uint32_t particles) {
     snapshot_free(&s[k]);
 }
 
-/* The mode CK_GAS_NEIGHBORS_AUTO picks on device with n particles and
- * model, and the skin it took (0 where it is not Verlet). */
-static ck_gas_neighbors auto_mode(const ck_device *device, size_t n,
-                                  ck_gas_model model, double *skin) {
-  ck_gas_config c;
-  ck_gas_config_init(&c);
-  c.particles = n;
-  c.model = model;
-  ck_gas *gas = NULL;
-  ck_gas_neighbors mode = CK_GAS_NEIGHBORS_AUTO;
-  *skin = 0;
-  CHECK_OK(ck_gas_create(device, &c, &gas));
-  if (gas) {
-    ck_gas_describe(gas, &c);
-    mode = c.neighbors;
-    *skin = mode == CK_GAS_VERLET ? c.skin : 0;
-  }
-  ck_gas_destroy(gas);
-  return mode;
-}
-
-/* The default neighbours' mode is chosen by device, size and model. */
-static void neighbors_auto(const ck_device *ref, const ck_device *ocl) {
-  ck_gas_config c;
-  ck_gas_config_init(&c);
-  CHECK(c.neighbors == CK_GAS_NEIGHBORS_AUTO);
-  double skin;
-  CHECK(auto_mode(ref, 500, CK_GAS_LENNARD_JONES, &skin) == CK_GAS_CELLS);
-  CHECK(auto_mode(ref, 500, CK_GAS_SOFT_LOG, &skin) == CK_GAS_ALL_PAIRS);
-  if (!ocl)
-    return;
-  int gpu = ocl->kind == CK_KIND_GPU;
-  CHECK(auto_mode(ocl, 500, CK_GAS_LENNARD_JONES, &skin) == CK_GAS_CELLS);
-  /* 2^20 particles are built only where they take little time. */
-  if (gpu) {
-    CHECK(auto_mode(ocl, CK_GAS_AUTO_VERLET_FROM, CK_GAS_LENNARD_JONES,
-                    &skin) == CK_GAS_VERLET &&
-          skin == CK_GAS_AUTO_SKIN);
-    CHECK(auto_mode(ocl, CK_GAS_AUTO_VERLET_FROM - 1, CK_GAS_LENNARD_JONES,
-                    &skin) == CK_GAS_CELLS);
-  }
-}
-
 static void agreement_case_tiled(const ck_device *ref, const ck_device *ocl,
                                  const char *what,
                                  const ck_gas_config *config) {
@@ -1295,6 +1252,65 @@ static void expect_create_failure(const ck_device *device,
   expect_failure(status, expected, needle, what);
   CHECK_MSG(status == CK_OK || gas == NULL, "%s: a gas despite failing", what);
   ck_gas_destroy(gas);
+}
+
+/* The mode CK_GAS_NEIGHBORS_AUTO picks on device with n particles, model
+ * and cutoff rc (0: the default), and the skin it took (0 where it is not
+ * Verlet). */
+static ck_gas_neighbors auto_mode(const ck_device *device, size_t n,
+                                  ck_gas_model model, double rc, double *skin) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = n;
+  c.model = model;
+  if (rc > 0)
+    c.rc = rc;
+  ck_gas *gas = NULL;
+  ck_gas_neighbors mode = CK_GAS_NEIGHBORS_AUTO;
+  *skin = 0;
+  CHECK_OK(ck_gas_create(device, &c, &gas));
+  if (gas) {
+    ck_gas_describe(gas, &c);
+    mode = c.neighbors;
+    *skin = mode == CK_GAS_VERLET ? c.skin : 0;
+  }
+  ck_gas_destroy(gas);
+  return mode;
+}
+
+/* The default neighbours' mode is chosen by device, size and model. */
+static void neighbors_auto(const ck_device *ref, const ck_device *ocl) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  CHECK(c.neighbors == CK_GAS_NEIGHBORS_AUTO);
+  double skin;
+  CHECK(auto_mode(ref, 500, CK_GAS_LENNARD_JONES, 0, &skin) == CK_GAS_CELLS);
+  CHECK(auto_mode(ref, 500, CK_GAS_SOFT_LOG, 0, &skin) == CK_GAS_ALL_PAIRS);
+  /* Verlet lists asked for at rc 25 are refused (their lists would be too
+   * long): where auto would meet that, it keeps cells (below). */
+  ck_gas_config_init(&c);
+  c.particles = 2000;
+  c.rc = 25;
+  c.neighbors = CK_GAS_VERLET;
+  c.skin = CK_GAS_AUTO_SKIN;
+  expect_create_failure(ref, &c, CK_ERROR_INVALID_ARGUMENT, "Verlet lists of",
+                        "Verlet lists at rc 25");
+  if (!ocl)
+    return;
+  int gpu = ocl->kind == CK_KIND_GPU;
+  CHECK(auto_mode(ocl, 500, CK_GAS_LENNARD_JONES, 0, &skin) == CK_GAS_CELLS);
+  /* 2^20 particles are built only where they take little time. */
+  if (gpu) {
+    CHECK(auto_mode(ocl, CK_GAS_AUTO_VERLET_FROM, CK_GAS_LENNARD_JONES, 0,
+                    &skin) == CK_GAS_VERLET &&
+          skin == CK_GAS_AUTO_SKIN);
+    CHECK(auto_mode(ocl, CK_GAS_AUTO_VERLET_FROM - 1, CK_GAS_LENNARD_JONES, 0,
+                    &skin) == CK_GAS_CELLS);
+    /* Lists longer than lists serve (rc 25: 2 pi 25.5^2 1.2 entries)
+     * keep cells, where verlet asked for is refused. */
+    CHECK(auto_mode(ocl, CK_GAS_AUTO_VERLET_FROM, CK_GAS_LENNARD_JONES, 25,
+                    &skin) == CK_GAS_CELLS);
+  }
 }
 
 static void bad_config(const ck_device *device) {

@@ -56,9 +56,10 @@ typedef enum ck_gas_neighbors {
   CK_GAS_ALL_PAIRS = 2, /* O(N^2), tiled in local memory */
   /* The default, chosen when the gas is made: Verlet lists with skin
    * CK_GAS_AUTO_SKIN (not the skin field's) on a GPU from
-   * CK_GAS_AUTO_VERLET_FROM particles, where they run faster than cells;
-   * all pairs for the soft-log model; else cells. A spread gas takes
-   * cells. ck_gas_describe() gives the choice. */
+   * CK_GAS_AUTO_VERLET_FROM particles, where they run faster than cells
+   * (unless rc makes the lists too long to accept); all pairs for the
+   * soft-log model; else cells. A spread gas takes cells.
+   * ck_gas_describe() gives the choice. */
   CK_GAS_NEIGHBORS_AUTO = 3
 } ck_gas_neighbors;
 

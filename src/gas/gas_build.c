@@ -40,6 +40,16 @@ ck_status ck__gas_check_cutoff_fits(const ck_gas_config *config) {
   return CK_OK;
 }
 
+double ck__gas_list_capacity(const ck_gas_config *config, double skin) {
+  double range = config->rc + skin;
+  double density = config->density > 1.2 ? config->density : 1.2;
+  return ceil(2.0 * 3.14159265358979 * range * range * density);
+}
+
+int ck__gas_lists_fit(const ck_gas_config *config, double skin) {
+  return ck__gas_list_capacity(config, skin) <= MAX_LIST_CAPACITY;
+}
+
 /* Checks the settings that do not depend on the box. */
 ck_status ck__gas_check_config(const ck_gas_config *config) {
   const ck__field *fields = ck__gas_fields;
@@ -50,7 +60,8 @@ ck_status ck__gas_check_config(const ck_gas_config *config) {
   if (status)
     return status;
   if (config->model == CK_GAS_SOFT_LOG) {
-    if (config->neighbors != CK_GAS_ALL_PAIRS)
+    if (config->neighbors != CK_GAS_ALL_PAIRS &&
+        config->neighbors != CK_GAS_NEIGHBORS_AUTO)
       return ck__fail(
           CK_ERROR_INVALID_ARGUMENT,
           "ck_gas_config.model: the soft-log model has no cutoff; it needs "
@@ -266,8 +277,7 @@ static ck_status choose_forms(const ck_device *device, ck_gas *gas) {
    * lists the chunk is 1, so that the kernels' define is always one. */
   state->list_chunk = 1;
   if (config->neighbors == CK_GAS_VERLET && !state->strips) {
-    double density = config->density > 1.2 ? config->density : 1.2;
-    double capacity = ceil(2.0 * 3.14159265358979 * range * range * density);
+    double capacity = ck__gas_list_capacity(config, state->skin);
     if (capacity > MAX_LIST_CAPACITY)
       CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
               "ck_gas_config.neighbors: Verlet lists of %.0f entries a "

@@ -301,9 +301,10 @@ fail:
 }
 
 /* CK_GAS_NEIGHBORS_AUTO made a mode for the device (NULL: a spread's
- * members), as clkit/gas.h gives it. On an H200 at density 0.7, Verlet
- * lists with skin 0.5 and cells broke even at about 1M particles
- * (bench/RESULTS.md). */
+ * members) and the box, as clkit/gas.h gives it: Verlet lists only where
+ * they would be accepted had they been asked for. On an H200 at density
+ * 0.7, Verlet lists with skin 0.5 and cells broke even at about 1M
+ * particles (bench/RESULTS.md). */
 static void pick_neighbors(const ck_device *device, ck_gas_config *c) {
   if (c->neighbors != CK_GAS_NEIGHBORS_AUTO)
     return;
@@ -312,7 +313,8 @@ static void pick_neighbors(const ck_device *device, ck_gas_config *c) {
   if (c->model == CK_GAS_SOFT_LOG) {
     c->neighbors = CK_GAS_ALL_PAIRS;
   } else if (gpu && c->particles >= CK_GAS_AUTO_VERLET_FROM &&
-             CK_GAS_AUTO_SKIN <= c->rc) {
+             CK_GAS_AUTO_SKIN <= c->rc &&
+             ck__gas_lists_fit(c, CK_GAS_AUTO_SKIN)) {
     c->neighbors = CK_GAS_VERLET;
     c->skin = CK_GAS_AUTO_SKIN;
   } else {
@@ -335,12 +337,12 @@ static ck_status resolve_start(const ck_device *device, ck_gas_config *c,
             "ck_gas_config.velocities: given without positions");
   if (c->xyz_path && !c->positions)
     CK_TRY(read_start_file(c, temperature_given, frame));
-  pick_neighbors(device, c);
   CK_TRY(ck__gas_check_config(c));
   if (c->positions)
     CK_TRY(check_start_arrays(c));
   *box_option = c->box_x != 0 || c->box_y != 0 ? "box_x" : "density";
   CK_TRY(ck__gas_resolve_box(c));
+  pick_neighbors(device, c);
   CK_TRY(ck__gas_check_cutoff_fits(c));
 fail:
   return status;

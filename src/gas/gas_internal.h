@@ -733,6 +733,12 @@ double ck__gas_degrees_of_freedom(const ck_gas_config *config);
  */
 /* The settings that do not depend on the box, against ck__gas_fields. */
 ck_status ck__gas_check_config(const ck_gas_config *config);
+
+/* The entries a Verlet list holds with this skin: twice the neighbours
+ * of the densest plausible packing within rc + skin; and whether that is
+ * within what lists serve (past it, cell lists serve better). */
+double ck__gas_list_capacity(const ck_gas_config *config, double skin);
+int ck__gas_lists_fit(const ck_gas_config *config, double skin);
 /* In a periodic box, a Lennard-Jones cutoff within half of each side. */
 ck_status ck__gas_check_cutoff_fits(const ck_gas_config *config);
 /* Whether a box side lies in [CK_GAS_MIN_SIDE, CK_GAS_MAX_SIDE]. */
