@@ -1145,6 +1145,10 @@ static void rebuild_forms(const ck_device *ocl, uint32_t particles) {
   c.particles = particles;
   c.seed = 9;
   c.neighbors = CK_GAS_VERLET;
+  /* Langevin's kick draws noise by step: a half-step taken ahead must
+   * follow the same kick. */
+  c.thermostat = CK_GAS_LANGEVIN;
+  c.target_temperature = 1.2;
   /* The last runs a step a call: its forces never take the next step's
    * first half (ck_gas_forces_list's ahead_bit), the others' do. */
   const ck__gas_forms forms[4] = {
