@@ -200,7 +200,6 @@ CK_FN int ck_gas_cell_of(ck_real x, ck_real y, const ck_gas_geometry *g) {
          ck_gas_cell(x, g->cell_inverse_x, g->cells_x);
 }
 
-/* The separation r_i - r_j, by the minimum image along periodic axes. */
 /* Slot j's position. On devices, one load of the pair as a vector (an
  * array of pairs keeps each pair aligned to its size): a GPU gathers it
  * in one instruction, where two scalar loads take two. */
@@ -220,6 +219,7 @@ CK_FN void ck_gas_position_of(CK_GLOBAL const ck_real *position, ck_u32 j,
 #endif
 }
 
+/* The separation r_i - r_j, by the minimum image along periodic axes. */
 CK_FN void ck_gas_separation(ck_real xi, ck_real yi, ck_real xj, ck_real yj,
                              const ck_gas_geometry *g, ck_real *dx,
                              ck_real *dy) {

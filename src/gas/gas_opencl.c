@@ -241,9 +241,13 @@ fail:
   return status;
 }
 
-/* The bit of flags[0] that this step's Verlet rebuild reads. */
+/* The bit of flags[0] that this step's Verlet rebuild reads, and the
+ * other, which forces taking the next step's first half set. */
 static uint32_t rebuild_bit(const gas_state *state) {
   return 1u << state->rebuild_parity;
+}
+static uint32_t next_rebuild_bit(const gas_state *state) {
+  return 1u << (state->rebuild_parity ^ 1);
 }
 
 ck_status ck__gas_opencl_kick_drift(gas_state *state) {
@@ -548,7 +552,7 @@ static ck_status neighbor_forces(gas_state *state) {
     /* Lists take the next first half-step when the driver allows it. */
     ahead = state->ahead && state->kick_step != 0;
     ck_kernel_args_u32(&args, rebuild_bit(state));
-    ck_kernel_args_u32(&args, ahead ? rebuild_bit(state) ^ 3u : 0u);
+    ck_kernel_args_u32(&args, ahead ? next_rebuild_bit(state) : 0u);
     ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
     ck_kernel_args_buffer(&args, state->reference);
     ck_kernel_args_buffer(&args, state->sorted_position);
