@@ -1484,6 +1484,22 @@ def gas_verlet_rows(name="run.txt", run=GAS_VERLET):
     return rows
 
 
+GAS_PAIRS_COMMAND = ("`clkit run gas --particles 4194304 --steps 400 "
+                     "--device D [--neighbors verlet:SKIN] --log-every 0 "
+                     "--json --quiet`")
+
+
+def gas_pairs(run, name, command, *more):
+    """A before/after file of a gas run on the H200 (gas_verlet_rows): its
+    source lines (with more files of the run), then its table."""
+    files = [(run, name)] + [(run, other) for other in more]
+    return f"""{source(files, "NVIDIA H200, driver 580.159.04, CUDA 13.0",
+            "2026-11-29", command)}
+
+{table(["device", "mode", "before", "after", "after / before",
+        "same energy and pressure"], gas_verlet_rows(name, run))}"""
+
+
 def gas_verlet_sizes():
     """sizes.txt's '== N DEVICE cells RATE verlet:0.5 RATE' lines as rows."""
     rows = []
@@ -1507,25 +1523,20 @@ def h200_gas_verlet():
     return f"""### The gas's Verlet lists on GPUs
 
 Particle-steps per second of the gas, 4M particles at the default
-ρ = 0.7, 400 steps. Before is the commit before. After it, four changes:
+ρ = 0.7, 400 steps. Before is the commit before. After it come four
+changes.
 
-- the rebuild's kernels launch at most 8 groups a compute unit, each
-  work-item taking several slots: most steps they skip themselves;
-- a rebuild places each slot back by its rank by id, in place of a
-  serial insertion sort a cell;
-- the lists are kept in chunks of 32 slots, entry by entry, so that a
-  warp reads and writes each entry in one line;
-- a list is staged in local memory as it is built.
+- The rebuild's kernels launch at most 8 groups a compute unit, each
+  work-item taking several slots: most steps they skip themselves.
+- A rebuild places each slot back by its rank by id, in place of a
+  serial insertion sort a cell.
+- The lists are kept in chunks of 32 slots, entry by entry, so that a
+  warp reads and writes each entry in one line.
+- A list is staged in local memory as it is built.
 
 Both trees in one call, in turns, three runs each; medians.
 
-{source([(GAS_VERLET, "run.txt")],
-        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
-        "`clkit run gas --particles 4194304 --steps 400 --device D "
-        "[--neighbors verlet:SKIN] --log-every 0 --json --quiet`")}
-
-{table(["device", "mode", "before", "after", "after / before",
-        "same energy and pressure"], gas_verlet_rows())}
+{gas_pairs(GAS_VERLET, "run.txt", GAS_PAIRS_COMMAND)}
 
 - Verlet lists with a skin of 0.5 now beat cell lists: by 13% on
   `cuda:0` (whose cells run the native kernels), by 81% on NVIDIA's
@@ -1553,12 +1564,7 @@ slots (two at a periodic edge), in place of nine lookups, on grids of
 at least 3 cells a periodic side. Before: the tree above. Two runs each,
 in turns; medians:
 
-{source([(GAS_VERLET, "rows.txt")],
-        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
-        "as above, `--neighbors verlet:0.5`")}
-
-{table(["device", "mode", "before", "after", "after / before",
-        "same energy and pressure"], gas_verlet_rows("rows.txt"))}
+{gas_pairs(GAS_VERLET, "rows.txt", "as above, `--neighbors verlet:0.5`")}
 
 - `build_list` took 604 µs a rebuild, against 686 µs before (ncu).
 
@@ -1623,35 +1629,25 @@ def h200_gas_ahead():
                         metrics["Compute (SM) Throughput"]])
     return f"""### The gas's Verlet step, fused, and Verlet by default
 
-Three changes, each measured against the tree before it in one call,
-4M particles at ρ = 0.7, 400 steps, three runs each in turns (medians):
+Three changes, each measured against the tree before it in one call.
+Each ran 4M particles at ρ = 0.7 for 400 steps, three runs each in
+turns (medians).
 
-- the list forces take the next step's first half-step (one launch a
-  step fewer): a step's rebuild reads one bit of the flag word, the
-  forces set the other;
-- a pair's position is gathered as one vector load on devices;
+- The list forces take the next step's first half-step (one launch a
+  step fewer). A step's rebuild reads one bit of the flag word; the
+  forces set the other.
+- A pair's position is gathered as one vector load on devices.
 - `--neighbors auto`, the default, picks Verlet lists with skin 0.5 on
   a GPU from 2²⁰ particles (cells below, and in spread runs).
 
 The forces' half-step:
 
-{source([(GAS_AHEAD, "run.txt")],
-        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
-        "`clkit run gas --particles 4194304 --steps 400 --device D "
-        "[--neighbors verlet:SKIN] --log-every 0 --json --quiet`")}
-
-{table(["device", "mode", "before", "after", "after / before",
-        "same energy and pressure"], gas_verlet_rows("run.txt", GAS_AHEAD))}
+{gas_pairs(GAS_AHEAD, "run.txt", GAS_PAIRS_COMMAND)}
 
 The vector load (`auto` is `verlet:0.5` here):
 
-{source([(GAS_AHEAD, "vector.txt"), (GAS_AHEAD, "ncu_vector.txt")],
-        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
-        "as above, `--neighbors cells|auto`")}
-
-{table(["device", "mode", "before", "after", "after / before",
-        "same energy and pressure"],
-       gas_verlet_rows("vector.txt", GAS_AHEAD))}
+{gas_pairs(GAS_AHEAD, "vector.txt", "as above, `--neighbors cells|auto`",
+           "ncu_vector.txt")}
 
 - `build_list` took 560 µs a rebuild against 601 µs, `forces_list`
   195-204 µs a step against 203-224 µs (ncu).
