@@ -1135,6 +1135,18 @@ def ncu_kernels(text):
     return kernels
 
 
+def sol_row(label, metrics):
+    """A speed-of-light table's row: µs, DRAM %, L2 %, SM %."""
+    return [label, metrics["Duration"], metrics["DRAM Throughput"],
+            metrics["L2 Cache Throughput"], metrics["Compute (SM) Throughput"]]
+
+
+def sol_rows(text):
+    """sol_row of each kernel in ncu's output, by its name."""
+    return [sol_row(f"`{name}`", metrics)
+            for name, metrics in ncu_kernels(text).items()]
+
+
 def before_after(name):
     """Rows of a before (b) / after (n) run file of PSO_STEP: per function
     and dimension, the median rates, their ratio and whether every run
@@ -1166,15 +1178,8 @@ def h200_pso_step():
             if line.startswith("|") and cells[0] not in ("objective", "---"):
                 users.append([name] + cells[:5])
     step = ncu_kernels(read(PSO_STEP, "ncu_pso.txt"))["ck_pso_cuda_step"]
-    gas = ncu_kernels(read(PSO_STEP, "ncu_gas.txt"))
-    kernels = [["`ck_pso_cuda_step` (groups)", step["Duration"],
-                step["DRAM Throughput"], step["L2 Cache Throughput"],
-                step["Compute (SM) Throughput"]]]
-    for name, metrics in gas.items():
-        kernels.append([f"`{name}`", metrics["Duration"],
-                        metrics["DRAM Throughput"],
-                        metrics["L2 Cache Throughput"],
-                        metrics["Compute (SM) Throughput"]])
+    kernels = [sol_row("`ck_pso_cuda_step` (groups)", step)]
+    kernels += sol_rows(read(PSO_STEP, "ncu_gas.txt"))
     return f"""### The PSO's CUDA step, and a user's objective in it
 
 - A thread moves all its pairs of a group of rounds before the block's
@@ -1514,12 +1519,7 @@ def gas_verlet_sizes():
 
 
 def h200_gas_verlet():
-    kernels = []
-    for name, metrics in ncu_kernels(read(GAS_VERLET, "ncu_sol.txt")).items():
-        kernels.append([f"`{name}`", metrics["Duration"],
-                        metrics["DRAM Throughput"],
-                        metrics["L2 Cache Throughput"],
-                        metrics["Compute (SM) Throughput"]])
+    kernels = sol_rows(read(GAS_VERLET, "ncu_sol.txt"))
     return f"""### The gas's Verlet lists on GPUs
 
 Particle-steps per second of the gas, 4M particles at the default
@@ -1621,12 +1621,7 @@ def h200_gas_ahead():
     best = max(float(row[3].replace("`", "")) for row in
                gas_verlet_rows("vector.txt", GAS_AHEAD)
                if row[0] == "`cuda:0`" and row[1] == "auto")
-    kernels = []
-    for name, metrics in ncu_kernels(read(GAS_AHEAD, "ncu_sol.txt")).items():
-        kernels.append([f"`{name}`", metrics["Duration"],
-                        metrics["DRAM Throughput"],
-                        metrics["L2 Cache Throughput"],
-                        metrics["Compute (SM) Throughput"]])
+    kernels = sol_rows(read(GAS_AHEAD, "ncu_sol.txt"))
     return f"""### The gas's Verlet step, fused, and Verlet by default
 
 Three changes, each measured against the tree before it in one call.
