@@ -399,6 +399,67 @@ static void read_once(const ck_device *ref) {
   }
 }
 
+/* A prepared job reads its params once and runs twice without reading
+ * them again, each run as ck_workload_run's; its refusals are the run's. */
+static void job_reads_once(const ck_device *ref) {
+  const ck_workload *workload = NULL;
+  uint64_t reads_before = 0;
+  CHECK_OK(ck_workload_find("pso", &workload));
+  const ck_param params[] = {
+      {"fn", "sphere"}, {"dim", "4"}, {"particles", "64"}, {"iters", "20"}};
+  ck_run_options options = {.seed = 3};
+  ck_job *job = NULL;
+  ck_status prepared = CK_OK;
+  uint64_t prepare_reads =
+      READS(prepared = ck_job_prepare(workload, params, 4, &options, &job));
+  CHECK_OK(prepared);
+  ck_result runs[3];
+  uint64_t run_reads =
+      READS((ck_job_run(job, ref, &runs[0]), ck_job_run(job, ref, &runs[1])));
+  CHECK_MSG(prepare_reads == 1 && run_reads == 0,
+            "a job reads its options %llu times, its runs %llu",
+            (unsigned long long)prepare_reads, (unsigned long long)run_reads);
+  CHECK_OK(ck_workload_run(workload, ref, params, 4, &options, &runs[2]));
+  for (int r = 0; r < 2; ++r)
+    CHECK_MSG(runs[r].best == runs[2].best && runs[r].seed == 3,
+              "job run %d: best %.17g against %.17g", r, runs[r].best,
+              runs[2].best);
+  for (int r = 0; r < 3; ++r)
+    ck_result_release(&runs[r]);
+  CHECK_OK(ck_job_free(job));
+  CHECK_OK(ck_job_free(NULL));
+  /* Refused as a run refuses them, and no job made. */
+  const ck_param bad[] = {{"fn", "sphere"}, {"dim", "0"}};
+  job = (ck_job *)&options;
+  CHECK(ck_job_prepare(workload, bad, 2, NULL, &job) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(job == NULL);
+  const char *message = "";
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "--dim") != NULL, "message: %s", message);
+  const ck_param unknown[] = {{"fnn", "sphere"}};
+  CHECK(ck_job_prepare(workload, unknown, 1, NULL, &job) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_job_prepare(NULL, params, 4, NULL, &job) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_job_prepare(workload, params, 4, NULL, NULL) ==
+        CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck_job_run(NULL, ref, &runs[0]) == CK_ERROR_INVALID_ARGUMENT);
+  /* A missing input file is no refused option: the job is made, and its
+   * load (or, without one, its run) fails naming the file. */
+  const ck_workload *aco = NULL;
+  CHECK_OK(ck_workload_find("aco", &aco));
+  const ck_param missing[] = {{"instance", "no-such-file.tsp"}};
+  CHECK_OK(ck_job_prepare(aco, missing, 1, NULL, &job));
+  CHECK(ck_job_load(job) == CK_ERROR_IO);
+  CHECK(ck_job_run(job, ref, &runs[0]) == CK_ERROR_IO);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "no-such-file.tsp") != NULL, "message: %s",
+            message);
+  CHECK_OK(ck_job_free(job));
+  CHECK(ck_job_load(NULL) == CK_ERROR_INVALID_ARGUMENT);
+}
+
 /* Each field's range and default fit its type, and the default lies in
  * the range or is one of its words. */
 static void check_fields(const char *config, const ck__field *fields,
@@ -440,6 +501,7 @@ int main(void) {
   CHECK_OK(ck_tsp_parse(cities, sizeof cities - 1, "ring10", &instance));
   check_workloads(ref);
   read_once(ref);
+  job_reads_once(ref);
   ck_tsp_free(&instance);
   ck_device_set_free(&set);
   return CHECK_DONE();

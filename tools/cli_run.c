@@ -162,9 +162,10 @@ static int finish_run_options(const char *command, int argc, char **argv,
   }
   if (config->shares && !config->spread)
     return cli_usage_error(command, "--shares applies only with --spread");
-  /* A spread's options are read once, by its own check (cli_spread.c),
-   * with every refusal of this one. */
-  ck_status status = config->spread
+  /* run reads the options once, into its job (cli_run); a spread's own
+   * check (cli_spread.c) makes every refusal of this one. */
+  int read_later = config->spread || strcmp(command, "run") == 0;
+  ck_status status = read_later
                          ? CK_OK
                          : ck_workload_check(config->workload, config->params,
                                              config->param_count);
@@ -257,19 +258,15 @@ static int choose_text_stream(const cli_run_config *config, FILE **text) {
   return -1;
 }
 
-/* The workload on each device at indices, one after another, each result
+/* The job on each device at indices, one after another, each result
  * printed; the first failure stops them. */
-static int run_each(const cli_run_config *config, FILE *text,
+static int run_each(const cli_run_config *config, FILE *text, ck_job *job,
                     const ck_device_set *set, const size_t *indices,
                     size_t count) {
   int exit_code = EXIT_OK;
   for (size_t k = 0; exit_code == EXIT_OK && k < count; ++k) {
-    cli_line_sink sink = {config->json ? stderr : text, config->quiet, 0};
-    ck_run_options options = cli_run_options(config, &sink);
     ck_result result;
-    ck_status status =
-        ck_workload_run(config->workload, &set->devices[indices[k]],
-                        config->params, config->param_count, &options, &result);
+    ck_status status = ck_job_run(job, &set->devices[indices[k]], &result);
     cli_status_clear();
     if (status == CK_ERROR_CANCELLED && cli_interrupted())
       return cli_report_interruption();
@@ -294,10 +291,26 @@ int cli_run(int argc, char **argv) {
   cli_warn_if_cache_unusable();
   if (config.spread)
     return cli_run_spread(&config, text);
-  ck_device_set set;
-  ck_status status = ck_device_enumerate(&set);
+  /* The options read once, then the inputs the runs share, before any
+   * device. A refused option is a usage error, as is an output that
+   * cannot be written there: nothing ran, and the command line must
+   * change. An input that cannot be read is a failure. */
+  cli_line_sink sink = {config.json ? stderr : text, config.quiet, 0};
+  ck_run_options options = cli_run_options(&config, &sink);
+  ck_job *job = NULL;
+  ck_status status = ck_job_prepare(config.workload, config.params,
+                                    config.param_count, &options, &job);
   if (status != CK_OK)
+    return cli_usage_report(status);
+  if ((status = ck_job_load(job)) != CK_OK) {
+    ck_job_free(job);
     return cli_report(status);
+  }
+  ck_device_set set;
+  if ((status = ck_device_enumerate(&set)) != CK_OK) {
+    ck_job_free(job);
+    return cli_report(status);
+  }
   size_t indices[CLI_MAX_DEVICES], count = 0;
   exit_code = cli_select_devices(&set, config.selector, indices, &count);
   if (exit_code == EXIT_OK &&
@@ -308,9 +321,10 @@ int cli_run(int argc, char **argv) {
   if (exit_code == EXIT_OK) {
     cli_status_begin(cli_status_mode_of(config.json, config.quiet),
                      config.verbose, count > 1 ? count : 0);
-    exit_code = run_each(&config, text, &set, indices, count);
+    exit_code = run_each(&config, text, job, &set, indices, count);
   }
   cli_status_end();
   ck_device_set_free(&set);
+  ck_job_free(job);
   return exit_code;
 }

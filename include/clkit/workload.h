@@ -240,6 +240,50 @@ ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
                           const ck_run_options *options, ck_result *result);
 
 /*
+ * ck_job_prepare - a workload's params read once, to run on one device or
+ * several in turn (ck_job_run), as ck_workload_run runs them: every
+ * refusal of ck_workload_check (and, with options->spread, of
+ * ck_workload_check_spread), and of the run options. No input file is
+ * read (ck_job_load). params are copied; options is copied too, and what
+ * it points to (callbacks' users, a spread) must outlive the job; the
+ * reading depends on whether a spread is given, not on its devices,
+ * which may be filled in before the first run. job: set to a job the
+ * caller frees with ck_job_free(), or NULL after a failure.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL workload or job, or
+ * naming the offending option; CK_ERROR_IO naming the option of an output
+ * that cannot be written; CK_ERROR_UNSUPPORTED for run options the
+ * workload does not take; CK_ERROR_OUT_OF_MEMORY.
+ */
+typedef struct ck_job ck_job;
+ck_status ck_job_prepare(const ck_workload *workload, const ck_param *params,
+                         size_t count, const ck_run_options *options,
+                         ck_job **job);
+
+/*
+ * ck_job_load - reads the input files a job's runs share (a TSP instance
+ * and its optima, an optimiser's --objective and --data), once; the first
+ * ck_job_run reads them where this was not called. A caller that tells a
+ * refused option from an input that cannot be read calls it apart.
+ * Returns: CK_OK (at once where they are read); CK_ERROR_INVALID_ARGUMENT
+ * for a NULL job, or naming an option the input contradicts; CK_ERROR_IO,
+ * CK_ERROR_PARSE and CK_ERROR_UNSUPPORTED naming the file, as
+ * ck_workload_run; CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck_job_load(ck_job *job);
+
+/*
+ * ck_job_run - a prepared job's run on device, with its options: what
+ * ck_workload_run does after reading the params. The job stays as it was,
+ * so it may run again (on another device); one thread runs it at a time.
+ * Returns: as ck_workload_run.
+ */
+ck_status ck_job_run(ck_job *job, const ck_device *device, ck_result *result);
+
+/* ck_job_free - frees a job (NULL: nothing).
+ * Returns: CK_OK. */
+ck_status ck_job_free(ck_job *job);
+
+/*
  * ck_workload_check - validate parameters without running (input files
  * are not read; outputs are tried as ck_file_check_writable() does).
  * A file option's "-" is standard input for an input and standard output

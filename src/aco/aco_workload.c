@@ -182,7 +182,7 @@ static ck_status read_stopping(const ck_param *params, size_t count,
  * The options alone, every range checked where it is defined: what
  * aco_check validates and aco_run uses, so the two cannot disagree; with
  * `spread`, what a spread run refuses too. The instance is not read here
- * (job->instance stays empty); job_parse does that and checks what
+ * (job->instance stays empty); aco_load does that and checks what
  * depends on it.
  */
 static ck_status options_parse(const ck_param *params, size_t count,
@@ -243,13 +243,11 @@ fail:
   return status;
 }
 
-/* The options, then the instance and what depends on it. */
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, aco_job *job) {
+/* The instance, once the options are read, and what depends on it. */
+static ck_status aco_load(void *read, const ck_param *params, size_t count,
+                          const ck_run_options *options) {
   ck_status status = CK_OK;
-  if ((status = options_parse(params, count, options,
-                              options && options->spread, job)))
-    return status;
+  aco_job *job = read;
   ck_aco_config *config = &job->config;
   const char *path = job->path;
   if (strncmp(path, "random:", 7) == 0)
@@ -532,51 +530,62 @@ fail:
   return status;
 }
 
-static ck_status aco_run(const ck_device *device, const ck_param *params,
-                         size_t count, const ck_run_options *options,
-                         ck_result *result) {
+static ck_status aco_prepare(const ck_param *params, size_t count,
+                             const ck_run_options *options, void *job) {
+  return options_parse(params, count, options, options && options->spread, job);
+}
+
+static void aco_release(void *job) {
+  ck_tsp_free(&((aco_job *)job)->instance);
+}
+
+static ck_status aco_run(const void *prepared, const ck_device *device,
+                         const ck_param *params, size_t count,
+                         const ck_run_options *options, ck_result *result) {
   ck_status status = CK_OK;
-  aco_job job;
+  const aco_job *job = prepared;
+  (void)params; /* read into the job */
+  (void)count;
+  /* The run's own progress over the reading's. */
+  ck_aco_config config = job->config;
+  config.progress = options->progress;
+  config.progress_user = options->progress_user;
   ck_aco *aco = NULL;
   uint32_t *tour = NULL;
   ck_aco_report report;
-  if ((status = job_parse(params, count, options, &job)))
-    return status;
   /* What the ACO cannot hold of a well-formed instance (a GEO or EXPLICIT
    * one too large for its matrix) is named by its file. */
   const ck_spread *spread = options ? options->spread : NULL;
-  status = spread
-               ? ck_aco_create_spread(spread, &job.instance, &job.config, &aco)
-               : ck_aco_create(device, &job.instance, &job.config, &aco);
+  status = spread ? ck_aco_create_spread(spread, &job->instance, &config, &aco)
+                  : ck_aco_create(device, &job->instance, &config, &aco);
   if (status == CK_ERROR_UNSUPPORTED)
-    CK_FAIL_PREFIX(status, "%s: ", job.path);
+    CK_FAIL_PREFIX(status, "%s: ", job->path);
   CK_TRY(status);
   CK_TRY(ck_aco_run(aco, &report));
-  tour = malloc((size_t)job.instance.cities * sizeof *tour);
+  tour = malloc((size_t)job->instance.cities * sizeof *tour);
   if (!tour)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   int64_t length;
   CK_TRY(ck_aco_get_best(aco, &length, tour));
   /* A spread run's outputs are written once, by rank 0. */
   int writes = ck__aco_spread_rank(ck__aco_spread_of(aco)) == 0;
-  if (job.tour_out && writes)
+  if (job->tour_out && writes)
     CK_TRY_OUTPUT("tour-out",
-                  ck_tsp_tour_save(job.tour_out, job.instance.name, tour,
-                                   job.instance.cities, length));
-  if (job.trace && writes)
-    CK_TRY_OUTPUT("trace", write_trace(job.trace, aco));
+                  ck_tsp_tour_save(job->tour_out, job->instance.name, tour,
+                                   job->instance.cities, length));
+  if (job->trace && writes)
+    CK_TRY_OUTPUT("trace", write_trace(job->trace, aco));
   if (ck__aco_spread_of(aco))
     CK_TRY(ck__aco_spread_report(ck__aco_spread_of(aco), result));
-  if (job.svg && writes)
-    CK_TRY_OUTPUT("svg", write_svg(job.svg, &job.instance, tour, length,
-                                   job.config.optimum, report.gap));
-  CK_TRY(fill_result(result, &job, &report, length, options));
-  if (job.plot && writes)
-    CK_TRY_OUTPUT("plot", write_plot(&job, aco, result, &report));
+  if (job->svg && writes)
+    CK_TRY_OUTPUT("svg", write_svg(job->svg, &job->instance, tour, length,
+                                   job->config.optimum, report.gap));
+  CK_TRY(fill_result(result, job, &report, length, options));
+  if (job->plot && writes)
+    CK_TRY_OUTPUT("plot", write_plot(job, aco, result, &report));
 fail:
   free(tour);
   ck_aco_destroy(aco);
-  ck_tsp_free(&job.instance);
   return status;
 }
 
@@ -680,7 +689,11 @@ const ck_workload ck__aco_workload = {
     CK__OPTIONS_SHOWN(aco_options),
     .tolerance = 0.02,
     .check = aco_check,
+    .job_bytes = sizeof(aco_job),
+    .prepare = aco_prepare,
+    .load = aco_load,
     .run = aco_run,
+    .release = aco_release,
     .outputs = aco_outputs,
     .demo = aco_demo,
     .demo_count = sizeof aco_demo / sizeof aco_demo[0],

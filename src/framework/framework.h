@@ -129,12 +129,24 @@ struct ck_workload {
   /* Validates the workload's own parameters (names are checked already):
    * ck_workload_check's one reading of them. */
   ck_status (*check)(const ck_param *params, size_t count);
-  /* Reads params once, with every refusal of check (and, for a spread,
-   * of check_spread), and runs. ck_workload_run checks no more than the
-   * names, flags and files of the table before it. */
-  ck_status (*run)(const ck_device *device, const ck_param *params,
-                   size_t count, const ck_run_options *options,
-                   ck_result *result);
+  /* A run's one reading of params (job.c): with every refusal of check
+   * (and, with options->spread, of check_spread) and no file read, into
+   * job (job_bytes, zeroed). The table's checks (names, flags, files) come
+   * before it, the formats after. options: the caller's. */
+  size_t job_bytes;
+  ck_status (*prepare)(const ck_param *params, size_t count,
+                       const ck_run_options *options, void *job);
+  /* Optional: the input files a prepared job reads once for all its runs
+   * (an ACO instance, an optimiser's objective and data), into job. */
+  ck_status (*load)(void *job, const ck_param *params, size_t count,
+                    const ck_run_options *options);
+  /* Runs a prepared job on device. The job stays as prepare left it, so
+   * that it serves the next run; params are those it was read from. */
+  ck_status (*run)(const void *job, const ck_device *device,
+                   const ck_param *params, size_t count,
+                   const ck_run_options *options, ck_result *result);
+  /* Optional: frees what prepare read into job. */
+  void (*release)(void *job);
   /* A small configuration for `clkit demo` (none: the defaults). */
   const ck_param *demo;
   size_t demo_count;
@@ -332,6 +344,38 @@ void ck__shortest_number(char *text, size_t size, double value);
  * nothing: see ck_result_release). */
 void ck__result_begin(ck_result *result, const char *workload,
                       const ck_device *device);
+
+/* The workload's reading of its params for ck_workload_check (check,
+ * check_spread), or none. */
+typedef ck_status (*ck__params_check)(const ck_param *params, size_t count);
+
+/* The table's checks of params (names known, flags "1", file names, one
+ * input on standard input, binary outputs off terminals), then own's
+ * reading of them and the formats (ck__workload_check_formats); NULL own:
+ * neither, the caller reads them and checks the formats after. function:
+ * the public call, for the messages on NULL arguments. */
+ck_status ck__workload_check_params(const char *function,
+                                    const ck_workload *workload,
+                                    const ck_param *params, size_t count,
+                                    ck__params_check own);
+
+/* A file named as another format than the one written (out.jpg for a
+ * PNG), refused naming the option: after the workload's reading, which
+ * names two options given one file first. */
+ck_status ck__workload_check_formats(const ck_workload *workload,
+                                     const ck_param *params, size_t count);
+
+/* CK_ERROR_INVALID_ARGUMENT where the workload takes no spread. */
+ck_status ck__workload_check_spreads(const ck_workload *workload);
+
+/* A result's options table: every option's name (begin), then every value
+ * the run resolved (end): those the workload set (ck__result_option),
+ * else the caller's params, else the defaults; a flag is "1" or "0". */
+ck_status ck__result_options_begin(const ck_workload *workload,
+                                   ck_result *result);
+ck_status ck__result_options_end(const ck_workload *workload,
+                                 const ck_param *params, size_t count,
+                                 ck_result *result);
 
 /* ---- The run loop (loop.c) --------------------------------------------- */
 

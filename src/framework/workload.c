@@ -1,6 +1,6 @@
 /*
- * workload.c - finding and listing workloads, results, single runs and the
- * device comparison.
+ * workload.c - finding and listing workloads, their checks, results and
+ * the device comparison (a run itself: job.c).
  */
 #include <assert.h>
 #include <math.h>
@@ -357,15 +357,10 @@ ck_status ck_result_get_metric(const ck_result *result, const char *name,
                   result->workload, name);
 }
 
-/* The workload's reading of its params (check, check_spread), or none
- * where its run reads them. */
-typedef ck_status (*params_check)(const ck_param *params, size_t count);
-
-/* function: the public call, for the messages on NULL arguments; own:
- * the workload's check to make, or NULL. */
-static ck_status check_params(const char *function, const ck_workload *workload,
-                              const ck_param *params, size_t count,
-                              params_check own) {
+ck_status ck__workload_check_params(const char *function,
+                                    const ck_workload *workload,
+                                    const ck_param *params, size_t count,
+                                    ck__params_check own) {
   CK__REQUIRE_IN(function, workload);
   if (count && !params)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
@@ -417,12 +412,16 @@ static ck_status check_params(const char *function, const ck_workload *workload,
     if (status)
       return ck__fail_prefix(status, "option --%s: ", *output);
   }
+  if (!own)
+    return CK_OK;
   ck_status status =
-      own ? ck__option_name_field(workload->options, own(params, count))
-          : CK_OK;
-  /* A file named as another format than the one written (out.jpg for a
-   * PNG): after the workload's checks, which name two options given one
-   * file first. */
+      ck__option_name_field(workload->options, own(params, count));
+  return status ? status : ck__workload_check_formats(workload, params, count);
+}
+
+ck_status ck__workload_check_formats(const ck_workload *workload,
+                                     const ck_param *params, size_t count) {
+  ck_status status = CK_OK;
   for (const ck__option *option = workload->options;
        status == CK_OK && option->name; ++option) {
     const char *file =
@@ -433,8 +432,7 @@ static ck_status check_params(const char *function, const ck_workload *workload,
   return status;
 }
 
-/* A workload that takes no spread refuses one. */
-static ck_status check_spreads(const ck_workload *workload) {
+ck_status ck__workload_check_spreads(const ck_workload *workload) {
   if (!workload->spreads)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s does not spread over several devices (--spread)",
@@ -447,8 +445,8 @@ static ck_status check_spreads(const ck_workload *workload) {
  * C locale whatever the caller's: under a decimal comma "0.5" would be
  * refused and a trace would hold "0,5". uselocale() switches the calling
  * thread only, so other threads of the caller keep theirs; the callbacks
- * of a run see the C locale too. Here: check_params and, for a spread,
- * check_spreads.
+ * of a run see the C locale too. Here: ck__workload_check_params and, for
+ * a spread, ck__workload_check_spreads.
  */
 static ck_status check_in_c_locale(const char *function,
                                    const ck_workload *workload,
@@ -459,12 +457,12 @@ static ck_status check_in_c_locale(const char *function,
   if (status != CK_OK)
     return status;
   /* A spread's check reads params once, with the spread's refusals. */
-  params_check own = workload ? workload->check : NULL;
+  ck__params_check own = workload ? workload->check : NULL;
   if (spread && workload && workload->check_spread)
     own = workload->check_spread;
-  status = check_params(function, workload, params, count, own);
+  status = ck__workload_check_params(function, workload, params, count, own);
   if (status == CK_OK && spread)
-    status = check_spreads(workload);
+    status = ck__workload_check_spreads(workload);
   ck__c_locale_leave(&locale);
   return status;
 }
@@ -506,51 +504,8 @@ ck_status ck_workload_check_spread_devices(const ck_workload *workload,
              : ck__spread_check_devices(devices, count, repeated);
 }
 
-/* A run in progress, for the progress and build callbacks. */
-typedef struct current_run {
-  const ck_workload *workload;
-  const ck_device *device;
-  const ck_run_options *caller; /* the caller's options */
-  double build_s;               /* kernel builds so far */
-} current_run;
-
-/* The caller's progress callback, told which workload and device. */
-static int report_progress(void *user, const ck_progress *progress) {
-  const current_run *run = user;
-  assert(run && run->caller->progress && progress);
-  ck_progress named = *progress;
-  named.workload = run->workload->name;
-  named.device = run->device->id;
-  return run->caller->progress(run->caller->progress_user, &named);
-}
-
-/* The run's watch of program builds (ck__build_watching): the caller's
- * build callback is told, and the run's build time grows. */
-static void build_started(void *user, const char *program) {
-  const current_run *run = user;
-  if (run->caller->build)
-    run->caller->build(run->caller->build_user, program, run->device->id,
-                       CK_BUILD_BEGINS, 0);
-}
-
-static void build_ended(void *user, const char *program, double seconds,
-                        int failed) {
-  current_run *run = user;
-  run->build_s += seconds;
-  if (!run->caller->build)
-    return;
-  /* A failed build's message outlives the caller's callback. */
-  ck__error_saved saved;
-  ck__error_save(&saved);
-  run->caller->build(run->caller->build_user, program, run->device->id,
-                     failed ? CK_BUILD_FAILED : CK_BUILD_DONE, seconds);
-  ck__error_restore(&saved);
-}
-
-/* The options table with every value the run resolved: those the
- * workload set (ck__result_option), else the caller's, else the
- * defaults; a flag is "1" or "0". */
-static ck_status options_begin(const ck_workload *workload, ck_result *result) {
+ck_status ck__result_options_begin(const ck_workload *workload,
+                                   ck_result *result) {
   assert(workload && workload->options && result && !result->options);
   size_t count = 0;
   while (workload->options[count].name)
@@ -565,9 +520,9 @@ static ck_status options_begin(const ck_workload *workload, ck_result *result) {
   return CK_OK;
 }
 
-static ck_status options_end(const ck_workload *workload,
-                             const ck_param *params, size_t count,
-                             ck_result *result) {
+ck_status ck__result_options_end(const ck_workload *workload,
+                                 const ck_param *params, size_t count,
+                                 ck_result *result) {
   for (size_t i = 0; i < result->option_count; ++i) {
     const ck_option *option = &ck__workload_options(workload)[i];
     if (result->options[i].value == unused_option) {
@@ -588,113 +543,6 @@ static ck_status options_end(const ck_workload *workload,
     }
   }
   return CK_OK;
-}
-
-/* run_workload() once its arguments are checked and its session held. */
-static ck_status run_begun(const ck_workload *workload, const ck_device *device,
-                           const ck_param *params, size_t count,
-                           const ck_run_options *options, ck_result *result) {
-  ck_status status;
-  assert(workload && device && result); /* checked by run_workload */
-  ck_run_options defaults = {.seed = 1};
-  /* The table's checks: the workload's run reads its params once, with
-   * every refusal of its check (and check_spread). */
-  if ((status = check_params("ck_workload_run", workload, params, count,
-                             NULL)) != CK_OK)
-    return status;
-  if (!options)
-    options = &defaults;
-  if (options->spread && (status = check_spreads(workload)))
-    return status;
-  if (options->objective && !workload->objectives)
-    return ck__fail(CK_ERROR_UNSUPPORTED,
-                    "%s takes no host objective (ck_run_options.objective)",
-                    workload->name);
-  if (options->device_objective && !workload->device_objectives)
-    return ck__fail(CK_ERROR_UNSUPPORTED,
-                    "%s takes no device objective "
-                    "(ck_run_options.device_objective)",
-                    workload->name);
-  if (options->objective && options->device_objective)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "ck_run_options: give objective or device_objective, "
-                    "not both");
-  result->seed = options->seed;
-  double started = ck__seconds();
-  current_run run = {workload, device, options, 0};
-  const ck__build_watch watch = {build_started, build_ended, &run};
-  const ck__build_watch *outer = ck__build_watching;
-  ck_run_options own = *options;
-  if (options->progress) {
-    own.progress = report_progress;
-    own.progress_user = &run;
-  }
-  if ((status = options_begin(workload, result)) != CK_OK)
-    return status;
-  /* The start, before inputs are read and kernels built, so that a
-   * caller can say what it waits for; it may cancel at once too. */
-  ck_progress start = {.step_name = "", .best = NAN, .best_name = ""};
-  if (own.progress && own.progress(own.progress_user, &start)) {
-    ck_result_release(result);
-    return ck__fail(CK_ERROR_CANCELLED, "%s cancelled before it began",
-                    workload->name);
-  }
-  ck__build_watching = &watch;
-  /* A run replaces its outputs only once all of them are written: one that
-   * fails after writing some (a later output refused, a checkpoint of a
-   * state gone bad) leaves every file as it was. */
-  int held = ck__file_hold_begin();
-  status = ck__option_name_field(
-      workload->options, workload->run(device, params, count, &own, result));
-  ck_status committed = ck__file_hold_end(held, status == CK_OK);
-  ck__build_watching = outer;
-  if (status == CK_OK)
-    status = committed;
-  if (status == CK_OK)
-    status = options_end(workload, params, count, result);
-  if (status != CK_OK) {
-    ck_result_release(result);
-    return status;
-  }
-  /* Workloads time themselves where setup must be excluded; if not, the
-   * whole call is the wall time. */
-  result->total_s = ck__seconds() - started;
-  result->build_s = run.build_s;
-  if (result->wall_s <= 0)
-    result->wall_s = result->total_s;
-  return CK_OK;
-}
-
-static ck_status run_workload(const ck_workload *workload,
-                              const ck_device *device, const ck_param *params,
-                              size_t count, const ck_run_options *options,
-                              ck_result *result) {
-  CK__REQUIRE_IN("ck_workload_run", workload);
-  CK__REQUIRE_IN("ck_workload_run", device);
-  CK__REQUIRE_IN("ck_workload_run", result);
-  /* Whatever follows, the result owns nothing after a failure. */
-  ck__result_begin(result, workload->name, device);
-  /* A device of a destroyed session is refused before any work. A run
-   * begun finishes on its session, though a callback destroys it. */
-  ck_session *outer = NULL;
-  ck_status status = ck__session_run_begin(device, &outer);
-  if (status != CK_OK)
-    return status;
-  status = run_begun(workload, device, params, count, options, result);
-  ck__session_run_end(outer);
-  return status;
-}
-
-ck_status ck_workload_run(const ck_workload *workload, const ck_device *device,
-                          const ck_param *params, size_t count,
-                          const ck_run_options *options, ck_result *result) {
-  ck__c_locale locale = {0};
-  ck_status status = ck__c_locale_enter(&locale, "ck_workload_run");
-  if (status != CK_OK)
-    return status;
-  status = run_workload(workload, device, params, count, options, result);
-  ck__c_locale_leave(&locale);
-  return status;
 }
 
 static void agreement(const ck_workload *workload, const ck_result *reference,

@@ -148,20 +148,18 @@ ck_status ck_ga_config_read(const ck_param *params, size_t count,
   return status;
 }
 
-/* The settings and all that check refuses, then the problem's files;
- * the generation count only where it stops the run. */
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, ck__problem_job *job,
-                           ck_ga_config *config) {
-  ck_status status;
-  memset(job, 0, sizeof *job);
-  ck_ga_config_init(config);
-  if ((status = read_settings(params, count, config)))
-    return status;
+/* The problem's options that name files, and its files, over the
+ * settings read (job->config); the generation count only where it stops
+ * the run. */
+static ck_status load_problem(const ck_param *params, size_t count,
+                              const ck_run_options *options,
+                              ck__problem_job *job, ck_ga_config *config) {
   ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_ga_config", ck__ga_fields);
   settings.host = options && (options->objective || options->device_objective);
-  if ((status = ck__problem_job_parse(params, count, &settings, "gens", job)))
+  ck_status status =
+      ck__problem_job_parse(params, count, &settings, "gens", job);
+  if (status)
     return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
   if (!job->stop_by_count)
@@ -169,11 +167,17 @@ static ck_status job_parse(const ck_param *params, size_t count,
   return CK_OK;
 }
 
+/* The settings into config, and all that check refuses; no file read. */
+static ck_status check_settings(const ck_param *params, size_t count,
+                                ck_ga_config *config) {
+  ck_ga_config_init(config);
+  ck_status status = read_settings(params, count, config);
+  return status ? status : ck__problem_options_check(params, count);
+}
+
 static ck_status ga_check(const ck_param *params, size_t count) {
   ck_ga_config config;
-  ck_ga_config_init(&config);
-  ck_status status = read_settings(params, count, &config);
-  return status ? status : ck__problem_options_check(params, count);
+  return check_settings(params, count, &config);
 }
 
 /* The history: count entries, entry g after generation g x stride (the
@@ -248,23 +252,48 @@ static ck_status write_plot(const ck__problem_job *job, ck_ga *ga,
                           h.count, h.stride, timeline);
 }
 
-static ck_status ga_run(const ck_device *device, const ck_param *params,
-                        size_t count, const ck_run_options *options,
-                        ck_result *result) {
-  ck_status status = CK_OK;
-  ck__problem_job job;
+/* A run's reading: the problem's options and files, and the settings. */
+typedef struct ga_job {
+  ck__problem_job problem;
   ck_ga_config config;
+} ga_job;
+
+static ck_status ga_prepare(const ck_param *params, size_t count,
+                            const ck_run_options *options, void *job) {
+  (void)options;
+  return check_settings(params, count, &((ga_job *)job)->config);
+}
+
+static ck_status ga_load(void *job, const ck_param *params, size_t count,
+                         const ck_run_options *options) {
+  ga_job *read = job;
+  return load_problem(params, count, options, &read->problem, &read->config);
+}
+
+static void ga_release(void *job) {
+  ck__problem_job_release(&((ga_job *)job)->problem);
+}
+
+static ck_status ga_run(const void *prepared, const ck_device *device,
+                        const ck_param *params, size_t count,
+                        const ck_run_options *options, ck_result *result) {
+  ck_status status = CK_OK;
+  const ga_job *read = prepared;
+  (void)params; /* read into the job */
+  (void)count;
+  const ck__problem_job *job = &read->problem;
+  /* The run's own hooks (its progress) over the reading's. */
+  ck_ga_config config = read->config;
+  CK__PROBLEM_FROM_JOB(&config, job, options);
   ck_ga *ga = NULL;
   double *position = NULL;
   ck_ga_report report;
   ck__history timeline = {0};
-  if ((status = job_parse(params, count, options, &job, &config)))
-    return status;
   if (options->spread)
     CK_TRY(ck_ga_create_spread(options->spread, &config, &ga));
   else
     CK_TRY(ck_ga_create(device, &config, &ga));
-  if (job.plot) {
+  if (job->plot) {
     static const size_t row[] = {2};
     CK_TRY(ck__history_init(&timeline, CK__HISTORY_SAMPLE, 1, row,
                             "the times of the run's reads"));
@@ -279,13 +308,13 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck_ga_get_best(ga, &result->best, position));
-  CK_TRY(ck__problem_best_check(&job, result->best));
-  if (job.out && writes)
-    CK_TRY_OUTPUT("out", ck__write_position(job.out, position, dim));
-  if (job.trace && writes)
-    CK_TRY_OUTPUT(
-        "trace",
-        write_trace(job.trace, ga, config.keep_island_history, config.islands));
+  CK_TRY(ck__problem_best_check(job, result->best));
+  if (job->out && writes)
+    CK_TRY_OUTPUT("out", ck__write_position(job->out, position, dim));
+  if (job->trace && writes)
+    CK_TRY_OUTPUT("trace",
+                  write_trace(job->trace, ga, config.keep_island_history,
+                              config.islands));
   if (spread)
     CK_TRY(ck__spread_report_queues(spread, result));
   snprintf(result->best_name, sizeof result->best_name, "objective");
@@ -308,17 +337,16 @@ static ck_status ga_run(const ck_device *device, const ck_param *params,
   if (report.stopped_by == CK_STOP_TARGET)
     ck__result_metric(result, "target_generation",
                       (double)report.target_generation, "");
-  CK_TRY(ck__problem_result(result, &job, position, dim, options));
+  CK_TRY(ck__problem_result(result, job, position, dim, options));
   if (config.mutation_rate < 0)
     CK_TRY(ck__result_option_number(result, "pm", 1.0 / dim));
-  if (job.plot && writes)
+  if (job->plot && writes)
     CK_TRY_OUTPUT("plot",
-                  write_plot(&job, ga, result, &config, &report, &timeline));
+                  write_plot(job, ga, result, &config, &report, &timeline));
 fail:
   ck__history_free(&timeline);
   free(position);
   ck_ga_destroy(ga);
-  ck__problem_job_release(&job);
   return status;
 }
 
@@ -421,7 +449,11 @@ const ck_workload ck__ga_workload = {
     CK__OPTIONS_SHOWN(ga_options),
     .tolerance = 1e-3,
     .check = ga_check,
+    .job_bytes = sizeof(ga_job),
+    .prepare = ga_prepare,
+    .load = ga_load,
     .run = ga_run,
+    .release = ga_release,
     .agree = ck__optimiser_agree,
     .outputs = ck__problem_outputs,
     .demo = ga_demo,

@@ -825,9 +825,9 @@ typedef struct ck__gas_loop {
   ck_gas_observables o, first, last;
 } ck__gas_loop;
 /* The workload's run (gas_run.c). */
-ck_status ck__gas_run(const ck_device *device, const ck_param *params,
-                      size_t count, const ck_run_options *options,
-                      ck_result *result);
+ck_status ck__gas_run(const void *prepared, const ck_device *device,
+                      const ck_param *params, size_t count,
+                      const ck_run_options *options, ck_result *result);
 /* A line to the run's log callback, where it has one. */
 void ck__gas_log_line(const ck_run_options *options, const char *line);
 

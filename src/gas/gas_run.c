@@ -265,16 +265,15 @@ fail:
   return status;
 }
 
-ck_status ck__gas_run(const ck_device *device, const ck_param *params,
-                      size_t count, const ck_run_options *options,
-                      ck_result *result) {
+ck_status ck__gas_run(const void *prepared, const ck_device *device,
+                      const ck_param *params, size_t count,
+                      const ck_run_options *options, ck_result *result) {
   ck_status status = CK_OK;
-  ck__gas_job job;
+  /* The run's own copy: the prepared job serves the next run. */
+  ck__gas_job job = *(const ck__gas_job *)prepared;
   ck_gas *gas = NULL;
   ck__history samples = {0}, log_rows = {0};
   ck__gas_loop run = {.job = &job, .options = options, .samples = &samples};
-  if ((status = ck__gas_job_parse(params, count, options, &job)))
-    return status;
   if (job.plot)
     run.log_rows = &log_rows;
   run.most = job.steps / job.sample_every + 2;

@@ -430,6 +430,11 @@ ck_status ck__gas_job_parse(const ck_param *params, size_t count,
   return job_parse(params, count, options, options && options->spread, job);
 }
 
+static ck_status gas_prepare(const ck_param *params, size_t count,
+                             const ck_run_options *options, void *job) {
+  return ck__gas_job_parse(params, count, options, job);
+}
+
 static ck_status gas_check(const ck_param *params, size_t count) {
   ck__gas_job job;
   return job_parse(params, count, NULL, 0, &job);
@@ -534,6 +539,8 @@ const ck_workload ck__gas_workload = {
     CK__OPTIONS_SHOWN(gas_options),
     .tolerance = 0.02,
     .check = gas_check,
+    .job_bytes = sizeof(ck__gas_job),
+    .prepare = gas_prepare,
     .run = ck__gas_run,
     .outputs = gas_outputs,
     .binary_outputs = gas_binary_outputs,

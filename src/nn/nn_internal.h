@@ -592,9 +592,9 @@ typedef struct ck__nn_session {
   double predict_accuracy; /* with --predict on labelled rows */
 } ck__nn_session;
 /* The workload's run (nn_run.c). */
-ck_status ck__nn_run(const ck_device *device, const ck_param *params,
-                     size_t count, const ck_run_options *options,
-                     ck_result *result);
+ck_status ck__nn_run(const void *job, const ck_device *device,
+                     const ck_param *params, size_t count,
+                     const ck_run_options *options, ck_result *result);
 /* A line to the run's log callback, where it has one. */
 void ck__nn_log_line(const ck_run_options *options, const char *line);
 

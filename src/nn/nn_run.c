@@ -527,17 +527,17 @@ fail:
   return status;
 }
 
-ck_status ck__nn_run(const ck_device *device, const ck_param *params,
-                     size_t count, const ck_run_options *options,
-                     ck_result *result) {
+ck_status ck__nn_run(const void *job, const ck_device *device,
+                     const ck_param *params, size_t count,
+                     const ck_run_options *options, ck_result *result) {
   ck_status status = CK_OK;
   ck__nn_session s;
   memset(&s, 0, sizeof s);
   s.options = s.log.options = s.reader.run = options;
   s.predict_accuracy = NAN;
   s.report.final_test_accuracy = s.report.best_test_accuracy = NAN;
-  if ((status = ck__nn_job_parse(params, count, options, &s.job)))
-    return status;
+  /* The session's own copy: the prepared job serves the next run. */
+  s.job = *(const ck__nn_job *)job;
   s.seed = s.job.config.seed;
   s.training = s.job.train != NULL;
   s.train_format = CK__DATASET_UNKNOWN;

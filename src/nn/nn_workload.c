@@ -510,6 +510,11 @@ static ck_status nn_check(const ck_param *params, size_t count) {
   return ck__nn_job_parse(params, count, NULL, &job);
 }
 
+static ck_status nn_prepare(const ck_param *params, size_t count,
+                            const ck_run_options *options, void *job) {
+  return ck__nn_job_parse(params, count, options, job);
+}
+
 /* --predict without --out writes the classes to standard output. */
 static const char *nn_stdout_output(const ck_param *params, size_t count) {
   return ck__param_find(params, count, "predict") &&
@@ -590,6 +595,8 @@ const ck_workload ck__nn_workload = {
     CK__OPTIONS_SHOWN(nn_options),
     .tolerance = 0.02,
     .check = nn_check,
+    .job_bytes = sizeof(ck__nn_job),
+    .prepare = nn_prepare,
     .run = ck__nn_run,
     .outputs = nn_outputs,
     .binary_outputs = nn_binary_outputs,

@@ -113,20 +113,18 @@ ck_status ck_pso_config_read(const ck_param *params, size_t count,
   return status;
 }
 
-/* The settings and all that check refuses, then the problem's files;
- * the iteration count only where it stops the run. */
-static ck_status job_parse(const ck_param *params, size_t count,
-                           const ck_run_options *options, ck__problem_job *job,
-                           ck_pso_config *config) {
-  ck_status status;
-  memset(job, 0, sizeof *job);
-  ck_pso_config_init(config);
-  if ((status = read_settings(params, count, config)))
-    return status;
+/* The problem's options that name files, and its files, over the
+ * settings read (job->config); the iteration count only where it stops
+ * the run. */
+static ck_status load_problem(const ck_param *params, size_t count,
+                              const ck_run_options *options,
+                              ck__problem_job *job, ck_pso_config *config) {
   ck__problem_spec settings =
       CK__PROBLEM_SPEC(config, "ck_pso_config", ck__pso_fields);
   settings.host = options && (options->objective || options->device_objective);
-  if ((status = ck__problem_job_parse(params, count, &settings, "iters", job)))
+  ck_status status =
+      ck__problem_job_parse(params, count, &settings, "iters", job);
+  if (status)
     return status;
   CK__PROBLEM_FROM_JOB(config, job, options);
   if (!job->stop_by_count)
@@ -134,11 +132,17 @@ static ck_status job_parse(const ck_param *params, size_t count,
   return CK_OK;
 }
 
+/* The settings into config, and all that check refuses; no file read. */
+static ck_status check_settings(const ck_param *params, size_t count,
+                                ck_pso_config *config) {
+  ck_pso_config_init(config);
+  ck_status status = read_settings(params, count, config);
+  return status ? status : ck__problem_options_check(params, count);
+}
+
 static ck_status pso_check(const ck_param *params, size_t count) {
   ck_pso_config config;
-  ck_pso_config_init(&config);
-  ck_status status = read_settings(params, count, &config);
-  return status ? status : ck__problem_options_check(params, count);
+  return check_settings(params, count, &config);
 }
 
 /* The history's count entries, entry i after iteration i x stride (the
@@ -195,23 +199,48 @@ static ck_status write_plot(const ck__problem_job *job, ck_pso *pso,
                           count, stride, timeline);
 }
 
-static ck_status pso_run(const ck_device *device, const ck_param *params,
-                         size_t count, const ck_run_options *options,
-                         ck_result *result) {
-  ck_status status = CK_OK;
-  ck__problem_job job;
+/* A run's reading: the problem's options and files, and the settings. */
+typedef struct pso_job {
+  ck__problem_job problem;
   ck_pso_config config;
+} pso_job;
+
+static ck_status pso_prepare(const ck_param *params, size_t count,
+                             const ck_run_options *options, void *job) {
+  (void)options;
+  return check_settings(params, count, &((pso_job *)job)->config);
+}
+
+static ck_status pso_load(void *job, const ck_param *params, size_t count,
+                          const ck_run_options *options) {
+  pso_job *read = job;
+  return load_problem(params, count, options, &read->problem, &read->config);
+}
+
+static void pso_release(void *job) {
+  ck__problem_job_release(&((pso_job *)job)->problem);
+}
+
+static ck_status pso_run(const void *prepared, const ck_device *device,
+                         const ck_param *params, size_t count,
+                         const ck_run_options *options, ck_result *result) {
+  ck_status status = CK_OK;
+  const pso_job *read = prepared;
+  (void)params; /* read into the job */
+  (void)count;
+  const ck__problem_job *job = &read->problem;
+  /* The run's own hooks (its progress) over the reading's. */
+  ck_pso_config config = read->config;
+  CK__PROBLEM_FROM_JOB(&config, job, options);
   ck_pso *pso = NULL;
   double *position = NULL;
   ck_pso_report report;
   ck__history timeline = {0};
-  if ((status = job_parse(params, count, options, &job, &config)))
-    return status;
   if (options->spread)
     CK_TRY(ck_pso_create_spread(options->spread, &config, &pso));
   else
     CK_TRY(ck_pso_create(device, &config, &pso));
-  if (job.plot) {
+  if (job->plot) {
     static const size_t row[] = {2};
     CK_TRY(ck__history_init(&timeline, CK__HISTORY_SAMPLE, 1, row,
                             "the times of the run's reads"));
@@ -225,11 +254,11 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   if (!position)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck_pso_get_best(pso, &result->best, position));
-  CK_TRY(ck__problem_best_check(&job, result->best));
-  if (job.out && writes)
-    CK_TRY_OUTPUT("out", ck__write_position(job.out, position, dim));
-  if (job.trace && writes)
-    CK_TRY_OUTPUT("trace", write_trace(job.trace, pso));
+  CK_TRY(ck__problem_best_check(job, result->best));
+  if (job->out && writes)
+    CK_TRY_OUTPUT("out", ck__write_position(job->out, position, dim));
+  if (job->trace && writes)
+    CK_TRY_OUTPUT("trace", write_trace(job->trace, pso));
   if (options->spread)
     CK_TRY(ck__engine_report(pso->engine, result));
   snprintf(result->best_name, sizeof result->best_name, "objective");
@@ -255,15 +284,14 @@ static ck_status pso_run(const ck_device *device, const ck_param *params,
   if (report.stopped_by == CK_STOP_TARGET)
     ck__result_metric(result, "target_iteration",
                       (double)report.target_iteration, "");
-  CK_TRY(ck__problem_result(result, &job, position, dim, options));
-  if (job.plot && writes)
+  CK_TRY(ck__problem_result(result, job, position, dim, options));
+  if (job->plot && writes)
     CK_TRY_OUTPUT("plot",
-                  write_plot(&job, pso, result, &config, &report, &timeline));
+                  write_plot(job, pso, result, &config, &report, &timeline));
 fail:
   ck__history_free(&timeline);
   free(position);
   ck_pso_destroy(pso);
-  ck__problem_job_release(&job);
   return status;
 }
 
@@ -346,7 +374,11 @@ const ck_workload ck__pso_workload = {
     CK__OPTIONS_SHOWN(pso_options),
     .tolerance = 1e-3,
     .check = pso_check,
+    .job_bytes = sizeof(pso_job),
+    .prepare = pso_prepare,
+    .load = pso_load,
     .run = pso_run,
+    .release = pso_release,
     .agree = ck__optimiser_agree,
     .outputs = ck__problem_outputs,
     .demo = pso_demo,

@@ -208,6 +208,12 @@ static ck_status selfcheck_check(const ck_param *params, size_t count) {
   return job_parse(params, count, &job);
 }
 
+static ck_status selfcheck_prepare(const ck_param *params, size_t count,
+                                   const ck_run_options *options, void *job) {
+  (void)options;
+  return job_parse(params, count, job);
+}
+
 /* Largest power of two not above the device's work-group limit, capped. */
 static uint32_t reduction_group(const ck_device *device) {
   size_t limit = ck__device_runs_kernels(device) ? device->max_work_group_size
@@ -301,20 +307,22 @@ static void fill_result(ck_result *result, const selfcheck_state *state,
                     (result->best - 0.5) * sqrt(12.0 * numbers), "");
 }
 
-static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
-                               size_t count, const ck_run_options *options,
+static ck_status selfcheck_run(const void *prepared, const ck_device *device,
+                               const ck_param *params, size_t count,
+                               const ck_run_options *options,
                                ck_result *result) {
   ck_status status = CK_OK;
   selfcheck_state state = {0};
   float *sums = NULL;
   uint32_t *xors = NULL;
-  selfcheck_job job;
+  const selfcheck_job *job = prepared;
+  (void)params;
+  (void)count;
   /* No native steps: on CUDA the OpenCL kernels run, built by NVRTC. */
   const selfcheck_steps *steps =
       ck__steps_pick(device, &ref_steps, &opencl_steps, NULL, NULL, 0);
   int set_up = 0;
-  CK_TRY(job_parse(params, count, &job));
-  state.count = (uint32_t)job.count;
+  state.count = (uint32_t)job->count;
   state.seed = options->seed;
   size_groups(&state, device);
   CK_TRY(make_buffers(&state, device));
@@ -333,8 +341,8 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   passes_run run = {&state, steps, sums, xors, 0, 0.0, 0};
   const ck__loop_rules rules = {
       .shape = CK__LOOP_CHUNKS,
-      .max_steps = (uint64_t)job.passes,
-      .default_steps = (uint64_t)job.passes,
+      .max_steps = (uint64_t)job->passes,
+      .default_steps = (uint64_t)job->passes,
       .check_every = 1,
       .progress = options->progress,
       .progress_user = options->progress_user,
@@ -349,7 +357,7 @@ static ck_status selfcheck_run(const ck_device *device, const ck_param *params,
   result->wall_s = ck__seconds() - started;
   ck_queue_get_kernel_seconds(state.queue, &result->kernel_s);
 
-  fill_result(result, &state, &job, &build, run.total, run.checksum);
+  fill_result(result, &state, job, &build, run.total, run.checksum);
 fail:
   if (set_up || state.program)
     steps->teardown(&state);
@@ -439,6 +447,8 @@ const ck_workload ck__selfcheck_workload = {
     CK__OPTIONS_SHOWN(selfcheck_options),
     .tolerance = 1e-5,
     .check = selfcheck_check,
+    .job_bytes = sizeof(selfcheck_job),
+    .prepare = selfcheck_prepare,
     .run = selfcheck_run,
     .agree = selfcheck_agree,
     .bench = &selfcheck_bench,
