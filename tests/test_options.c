@@ -413,18 +413,34 @@ static void job_reads_once(const ck_device *ref) {
   uint64_t prepare_reads =
       READS(prepared = ck_job_prepare(workload, params, 4, &options, &job));
   CHECK_OK(prepared);
-  ck_result runs[3];
-  uint64_t run_reads =
-      READS((ck_job_run(job, ref, &runs[0]), ck_job_run(job, ref, &runs[1])));
+  ck_result runs[5];
+  ck_status ran[2] = {CK_OK, CK_OK};
+  uint64_t run_reads = READS((ran[0] = ck_job_run(job, ref, &runs[0]),
+                              ran[1] = ck_job_run(job, ref, &runs[1])));
+  CHECK_OK(ran[0]);
+  CHECK_OK(ran[1]);
   CHECK_MSG(prepare_reads == 1 && run_reads == 0,
             "a job reads its options %llu times, its runs %llu",
             (unsigned long long)prepare_reads, (unsigned long long)run_reads);
   CHECK_OK(ck_workload_run(workload, ref, params, 4, &options, &runs[2]));
-  for (int r = 0; r < 2; ++r)
-    CHECK_MSG(runs[r].best == runs[2].best && runs[r].seed == 3,
-              "job run %d: best %.17g against %.17g", r, runs[r].best,
-              runs[2].best);
-  for (int r = 0; r < 3; ++r)
+  /* A comparison reads them once for its two runs too. */
+  ck_device_set set = {.devices = (ck_device *)ref, .count = 1};
+  const size_t twice[2] = {0, 0};
+  size_t produced = 0;
+  ck_status compared = CK_OK;
+  uint64_t compare_reads =
+      READS(compared = ck_compare_run(workload, &set, twice, 2, 1, params, 4,
+                                      &options, &runs[3], 2, &produced));
+  CHECK_OK(compared);
+  CHECK_MSG(compare_reads == 1 && produced == 2,
+            "a comparison reads its options %llu times for %zu runs",
+            (unsigned long long)compare_reads, produced);
+  for (int r = 0; r < 5; ++r)
+    if (r != 2)
+      CHECK_MSG(runs[r].best == runs[2].best && runs[r].seed == 3,
+                "run %d: best %.17g against %.17g", r, runs[r].best,
+                runs[2].best);
+  for (int r = 0; r < 3 + (int)produced; ++r)
     ck_result_release(&runs[r]);
   CHECK_OK(ck_job_free(job));
   CHECK_OK(ck_job_free(NULL));

@@ -1463,6 +1463,13 @@ static void spread_refusals(const ck_device *ref) {
   CHECK_INVALID(ck_workload_check_spread(aco, piped, 1, 2),
                 "option --instance: under MPI only rank 0 reads standard "
                 "input");
+  /* The same refusal without reading the options, beside a job. */
+  CHECK_OK(ck_workload_check_processes(aco, piped, 1, 1));
+  CHECK_INVALID(ck_workload_check_processes(aco, piped, 1, 3),
+                "option --instance: under MPI only rank 0 reads standard "
+                "input");
+  CHECK_INVALID(ck_workload_check_processes(aco, NULL, 1, 2),
+                "ck_workload_check_processes: params is NULL but count is 1");
   ck_spread one = {.devices = ref, .device_count = 1};
   ck_run_options options = {.seed = 1}, spread = {.seed = 1, .spread = &one};
   ck_result alone, result;

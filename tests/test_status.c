@@ -908,6 +908,11 @@ static ck_status null_workload_check_devices(void *context, int which) {
                                    NULL, 0, 2);
 }
 
+static ck_status null_workload_check_processes(void *context, int which) {
+  return ck_workload_check_processes(NULL_AT(0, (const ck_workload *)context),
+                                     NULL, 0, 2);
+}
+
 static ck_status null_workload_check_spread_devices(void *context, int which) {
   size_t repeated;
   return ck_workload_check_spread_devices(
@@ -1001,6 +1006,9 @@ static void check_null_messages(void) {
        null_workload_run_demo},
       {"ck_workload_check", {"workload"}, null_workload_check},
       {"ck_workload_check_devices", {"workload"}, null_workload_check_devices},
+      {"ck_workload_check_processes",
+       {"workload"},
+       null_workload_check_processes},
       {"ck_workload_check_spread_devices",
        {"workload", "repeated"},
        null_workload_check_spread_devices},

@@ -130,41 +130,42 @@ static int report_rank_failure(ck_status status, const cli_mpi *mpi) {
 }
 
 /* What every rank refuses alike before any device work: --shares that
- * are not numbers, and the options, read once with what contradicts a
- * spread over these processes (usage errors all). Rank 0 alone says so.
- * Returns -1 to go on, else an exit code. */
+ * are not numbers, and the options, read once into *job with what
+ * contradicts a spread over these processes (usage errors all). Rank 0
+ * alone says so. options->spread is the spread, whose devices are filled
+ * in later. Returns -1 to go on, else an exit code. */
 static int refuse_spread(const cli_run_config *config, const cli_mpi *mpi,
-                         double *shares, size_t capacity, size_t *count) {
+                         const ck_run_options *options, double *shares,
+                         size_t capacity, size_t *count, ck_job **job) {
   int speaks = mpi->rank == 0;
   char message[256];
   *count = 0;
   if (config->shares && parse_shares(config->shares, shares, capacity, count,
                                      message, sizeof message) != 0)
     return speaks ? cli_usage_error("run", message) : EXIT_USAGE;
-  ck_status status =
-      ck_workload_check_spread(config->workload, config->params,
-                               config->param_count, (size_t)mpi->ranks);
+  ck_status status = ck_job_prepare(config->workload, config->params,
+                                    config->param_count, options, job);
+  if (status == CK_OK)
+    status =
+        ck_workload_check_processes(config->workload, config->params,
+                                    config->param_count, (size_t)mpi->ranks);
   if (status != CK_OK)
     return speaks ? cli_usage_report(status) : EXIT_USAGE;
   return -1;
 }
 
-/* The one run over devices, which every rank shares: rank 0, the leader,
- * alone shows the status line and prints the result. */
+/* The one run of job over the spread's devices, which every rank shares:
+ * rank 0, the leader, alone shows the status line and prints the result. */
 static int run_spread(const cli_run_config *config, FILE *text,
-                      const cli_mpi *mpi, const ck_spread *spread) {
+                      const cli_mpi *mpi, ck_job *job,
+                      const ck_spread *spread) {
   int leader = mpi->rank == 0;
-  cli_line_sink sink = {config->json ? stderr : text, config->quiet, !leader};
-  ck_run_options options = cli_run_options(config, &sink);
-  options.spread = spread;
   cli_catch_interruptions_again();
   cli_status_begin(leader ? cli_status_mode_of(config->json, config->quiet)
                           : CLI_STATUS_OFF,
                    config->verbose, 0);
   ck_result result;
-  ck_status status =
-      ck_workload_run(config->workload, &spread->devices[0], config->params,
-                      config->param_count, &options, &result);
+  ck_status status = ck_job_run(job, &spread->devices[0], &result);
   cli_status_clear();
   int exit_code = EXIT_OK;
   if (status == CK_ERROR_CANCELLED && cli_interrupted())
@@ -193,9 +194,19 @@ int cli_run_spread(const cli_run_config *config, FILE *text) {
     cli_end_rank_on_signals(mpi.rank, mpi.ranks);
   static double shares[1024];
   size_t share_count = 0;
-  int exit_code = refuse_spread(config, &mpi, shares, 1024, &share_count);
+  /* The spread the job runs over: its devices are found after the options
+   * are read, so that a refused option stops every rank first. */
+  ck_spread spread = {.communicator = mpi.communicator};
+  cli_line_sink sink = {config->json ? stderr : text, config->quiet,
+                        mpi.rank != 0};
+  ck_run_options options = cli_run_options(config, &sink);
+  options.spread = &spread;
+  ck_job *job = NULL;
+  int exit_code =
+      refuse_spread(config, &mpi, &options, shares, 1024, &share_count, &job);
   if (exit_code >= 0) {
     /* Every rank refused alike: none waits for another. */
+    ck_job_free(job);
     cli_mpi_end(0);
     return exit_code;
   }
@@ -209,13 +220,13 @@ int cli_run_spread(const cli_run_config *config, FILE *text) {
   if (exit_code == EXIT_OK)
     exit_code = spread_devices(&set, config, &mpi, devices, &count);
   if (exit_code == EXIT_OK) {
-    ck_spread spread = {.devices = devices,
-                        .device_count = count,
-                        .shares = share_count ? shares : NULL,
-                        .share_count = share_count,
-                        .communicator = mpi.communicator};
-    exit_code = run_spread(config, text, &mpi, &spread);
+    spread.devices = devices;
+    spread.device_count = count;
+    spread.shares = share_count ? shares : NULL;
+    spread.share_count = share_count;
+    exit_code = run_spread(config, text, &mpi, job, &spread);
   }
+  ck_job_free(job);
   ck_device_set_free(&set);
   cli_mpi_end(exit_code != EXIT_OK);
   return exit_code;

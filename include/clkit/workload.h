@@ -332,6 +332,18 @@ ck_status ck_workload_check_spread(const ck_workload *workload,
                                    size_t processes);
 
 /*
+ * ck_workload_check_processes - whether params may run over `processes`
+ * processes, without reading them (ck_job_prepare reads them): with more
+ * than one, an input on "-" is refused, since under MPI only rank 0 reads
+ * standard input.
+ * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT naming the option, or for a
+ * NULL workload or params with a count.
+ */
+ck_status ck_workload_check_processes(const ck_workload *workload,
+                                      const ck_param *params, size_t count,
+                                      size_t processes);
+
+/*
  * ck_workload_check_spread_devices - whether a spread run of the workload
  * takes this process's devices as given (count of them): each device
  * once, but that the gas's and the GA's members may share one.
@@ -449,13 +461,15 @@ ck_status ck_file_remove_temporaries(void);
  * status and error, and the comparison goes on.
  * options->log gets every run's lines, each naming its device's id
  * ("ocl:0.0: ...", or "warning: ocl:0.0: ..." for a warning).
+ * params are read once (ck_job_prepare), for every run; the input files
+ * the runs share once too, at the first run that reads them.
  * Takes: results with capacity entries (count + 1 needed with ref).
  * Returns: CK_OK; the ref run's failure (no oracle, nothing compared),
  * as CK_ERROR_INVALID_ARGUMENT where ref does not offer what params ask
  * for (a user objective), which no comparison can then check;
  * before any device runs: CK_ERROR_INVALID_ARGUMENT for a NULL argument,
  * bad parameters, a device index outside set or fewer result slots than
- * runs, and the other errors of ck_workload_check(); CK_ERROR_NOT_FOUND
+ * runs, and the other errors of ck_job_prepare(); CK_ERROR_NOT_FOUND
  * when set has no ref device and skip_ref is 0.
  */
 ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,

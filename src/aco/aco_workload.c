@@ -3,6 +3,7 @@
  * options in, a ck_result out, and the files --tour-out, --trace, --svg
  * and --plot, each written atomically.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -544,7 +545,8 @@ static ck_status aco_run(const void *prepared, const ck_device *device,
                          const ck_run_options *options, ck_result *result) {
   ck_status status = CK_OK;
   const aco_job *job = prepared;
-  (void)params; /* read into the job */
+  assert(options); /* the framework's, or its defaults */
+  (void)params;    /* read into the job */
   (void)count;
   /* The run's own progress over the reading's. */
   ck_aco_config config = job->config;
@@ -555,7 +557,7 @@ static ck_status aco_run(const void *prepared, const ck_device *device,
   ck_aco_report report;
   /* What the ACO cannot hold of a well-formed instance (a GEO or EXPLICIT
    * one too large for its matrix) is named by its file. */
-  const ck_spread *spread = options ? options->spread : NULL;
+  const ck_spread *spread = options->spread;
   status = spread ? ck_aco_create_spread(spread, &job->instance, &config, &aco)
                   : ck_aco_create(device, &job->instance, &config, &aco);
   if (status == CK_ERROR_UNSUPPORTED)

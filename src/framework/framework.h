@@ -368,6 +368,14 @@ ck_status ck__workload_check_formats(const ck_workload *workload,
 /* CK_ERROR_INVALID_ARGUMENT where the workload takes no spread. */
 ck_status ck__workload_check_spreads(const ck_workload *workload);
 
+/* ck_job_prepare and ck_job_run for a public call of another name
+ * (function), which their messages on NULL arguments name (job.c). */
+ck_status ck__job_prepare(const char *function, const ck_workload *workload,
+                          const ck_param *params, size_t count,
+                          const ck_run_options *options, ck_job **job);
+ck_status ck__job_run(const char *function, ck_job *job,
+                      const ck_device *device, ck_result *result);
+
 /* A result's options table: every option's name (begin), then every value
  * the run resolved (end): those the workload set (ck__result_option),
  * else the caller's params, else the defaults; a flag is "1" or "0". */

@@ -257,14 +257,14 @@ static ck_status copy_params(ck_job *job) {
   return CK_OK;
 }
 
-ck_status ck_job_prepare(const ck_workload *workload, const ck_param *params,
-                         size_t count, const ck_run_options *options,
-                         ck_job **job) {
-  CK__REQUIRE(job);
+ck_status ck__job_prepare(const char *function, const ck_workload *workload,
+                          const ck_param *params, size_t count,
+                          const ck_run_options *options, ck_job **job) {
+  CK__REQUIRE_IN(function, job);
   *job = NULL;
-  CK__REQUIRE(workload);
+  CK__REQUIRE_IN(function, workload);
   ck__c_locale locale = {0};
-  ck_status status = ck__c_locale_enter(&locale, "ck_job_prepare");
+  ck_status status = ck__c_locale_enter(&locale, function);
   if (status != CK_OK)
     return status;
   ck_job *made = malloc(sizeof *made);
@@ -274,7 +274,7 @@ ck_status ck_job_prepare(const ck_workload *workload, const ck_param *params,
   }
   *made = job_of(workload, params, count, options);
   /* Names and values are checked (not NULL) before they are copied. */
-  CK_TRY(check_job("ck_job_prepare", made));
+  CK_TRY(check_job(function, made));
   CK_TRY(copy_params(made));
   CK_TRY(read_job(made));
   *job = made;
@@ -283,6 +283,13 @@ fail:
   ck_job_free(made);
   ck__c_locale_leave(&locale);
   return status;
+}
+
+ck_status ck_job_prepare(const ck_workload *workload, const ck_param *params,
+                         size_t count, const ck_run_options *options,
+                         ck_job **job) {
+  return ck__job_prepare("ck_job_prepare", workload, params, count, options,
+                         job);
 }
 
 ck_status ck_job_load(ck_job *job) {
@@ -296,9 +303,14 @@ ck_status ck_job_load(ck_job *job) {
   return status;
 }
 
+ck_status ck__job_run(const char *function, ck_job *job,
+                      const ck_device *device, ck_result *result) {
+  CK__REQUIRE_IN(function, job);
+  return run_job(function, job, device, 0, result);
+}
+
 ck_status ck_job_run(ck_job *job, const ck_device *device, ck_result *result) {
-  CK__REQUIRE(job);
-  return run_job("ck_job_run", job, device, 0, result);
+  return ck__job_run("ck_job_run", job, device, result);
 }
 
 ck_status ck_job_free(ck_job *job) {

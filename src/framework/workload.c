@@ -76,20 +76,38 @@ static void stdin_inputs(const ck_workload *workload, const ck_param *params,
   }
 }
 
+/* A count of params with no array, refused naming the public call. */
+static ck_status no_params(const char *function, size_t count) {
+  return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                  "%s: params is NULL but count is %zu", function, count);
+}
+
+/* The first input of params on "-" into *piped (NULL: none), once a
+ * public call's arguments are checked. */
+static ck_status find_piped(const char *function, const ck_workload *workload,
+                            const ck_param *params, size_t count,
+                            const char **piped) {
+  CK__REQUIRE_IN(function, workload);
+  if (count && !params)
+    return no_params(function, count);
+  const char *found[2];
+  stdin_inputs(workload, params, count, found);
+  *piped = found[0];
+  return CK_OK;
+}
+
 ck_status ck_workload_check_devices(const ck_workload *workload,
                                     const ck_param *params, size_t count,
                                     size_t devices) {
-  CK__REQUIRE(workload);
-  if (count && !params)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: params is NULL but count is %zu", __func__, count);
-  const char *piped[2];
-  stdin_inputs(workload, params, count, piped);
-  if (devices > 1 && piped[0])
+  const char *piped = NULL;
+  ck_status status = find_piped(__func__, workload, params, count, &piped);
+  if (status != CK_OK)
+    return status;
+  if (devices > 1 && piped)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "option --%s: %zu devices would each read standard input "
                     "(\"-\"), which is read once; give a file",
-                    piped[0], devices);
+                    piped, devices);
   for (const char *const *output = workload->outputs;
        devices > 1 && output && *output; ++output) {
     const char *file = ck__param_find(params, count, *output);
@@ -116,8 +134,7 @@ ck_status ck_workload_find_stdout(const ck_workload *workload,
   CK__REQUIRE(workload);
   CK__REQUIRE(option);
   if (count && !params)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: params is NULL but count is %zu", __func__, count);
+    return no_params(__func__, count);
   *option = NULL;
   for (const char *const *output = workload->outputs; output && *output;
        ++output) {
@@ -363,8 +380,7 @@ ck_status ck__workload_check_params(const char *function,
                                     ck__params_check own) {
   CK__REQUIRE_IN(function, workload);
   if (count && !params)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "%s: params is NULL but count is %zu", function, count);
+    return no_params(function, count);
   for (size_t i = 0; i < count; ++i) {
     int known = 0;
     for (const ck__option *option = workload->options; option->name; ++option)
@@ -472,22 +488,28 @@ ck_status ck_workload_check(const ck_workload *workload, const ck_param *params,
   return check_in_c_locale("ck_workload_check", workload, params, count, 0);
 }
 
+ck_status ck_workload_check_processes(const ck_workload *workload,
+                                      const ck_param *params, size_t count,
+                                      size_t processes) {
+  const char *piped = NULL;
+  ck_status status = find_piped(__func__, workload, params, count, &piped);
+  if (status == CK_OK && processes > 1 && piped)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                    "option --%s: under MPI only rank 0 reads standard input "
+                    "(\"-\"), and each of %zu processes reads the inputs; "
+                    "give a file",
+                    piped, processes);
+  return status;
+}
+
 ck_status ck_workload_check_spread(const ck_workload *workload,
                                    const ck_param *params, size_t count,
                                    size_t processes) {
   ck_status status =
       check_in_c_locale("ck_workload_check_spread", workload, params, count, 1);
-  if (status != CK_OK)
-    return status;
-  const char *piped[2];
-  stdin_inputs(workload, params, count, piped);
-  if (processes > 1 && piped[0])
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: under MPI only rank 0 reads standard input "
-                    "(\"-\"), and each of %zu processes reads the inputs; "
-                    "give a file",
-                    piped[0], processes);
-  return CK_OK;
+  return status
+             ? status
+             : ck_workload_check_processes(workload, params, count, processes);
 }
 
 ck_status ck_workload_check_spread_devices(const ck_workload *workload,
@@ -602,24 +624,32 @@ static void log_for_device(void *user, const char *line) {
   free(named);
 }
 
-static ck_status run_for_compare(const ck_workload *workload,
-                                 const ck_device *device,
-                                 const ck_param *params, size_t param_count,
-                                 const ck_run_options *options,
-                                 ck_result *result) {
-  if (!options || !options->log)
-    return ck_workload_run(workload, device, params, param_count, options,
-                           result);
-  device_log log = {options, device->id};
-  ck_run_options named = *options;
-  named.log = log_for_device;
-  named.log_user = &log;
-  return ck_workload_run(workload, device, params, param_count, &named, result);
+/* A comparison's job: params read once, for every run; where a log is
+ * given, its lines name the device that log->device says runs. */
+static ck_status prepare_compare(const ck_workload *workload,
+                                 const ck_param *params, size_t count,
+                                 const ck_run_options *options, device_log *log,
+                                 ck_job **job) {
+  ck_run_options named = options ? *options : (ck_run_options){.seed = 1};
+  if (named.log) {
+    named.log = log_for_device;
+    named.log_user = log;
+  }
+  return ck__job_prepare("ck_compare_run", workload, params, count, &named,
+                         job);
+}
+
+/* A comparison's run of job on device. */
+static ck_status run_for_compare(ck_job *job, const ck_device *device,
+                                 device_log *log, ck_result *result) {
+  log->device = device->id;
+  return ck__job_run("ck_compare_run", job, device, result);
 }
 
 /* The parameters ref runs with as the oracle: params with the workload's
  * oracle values in place of the caller's. Sets *adjusted to NULL where
- * they are params as given, else to a malloc'd copy the caller frees. */
+ * they are params as given, else to a malloc'd copy the caller frees.
+ * params are checked (not NULL) before. */
 static ck_status oracle_params(const ck_workload *workload,
                                const ck_param *params, size_t count,
                                ck_param **adjusted) {
@@ -629,13 +659,20 @@ static ck_status oracle_params(const ck_workload *workload,
   ck_param *copy = malloc(count * sizeof *copy);
   if (!copy)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "ck_compare_run: out of memory");
+  int differs = 0;
   for (size_t i = 0; i < count; ++i) {
     copy[i] = params[i];
     for (const ck_param *own = workload->oracle; own->name; ++own)
-      if (strcmp(params[i].name, own->name) == 0)
+      if (strcmp(params[i].name, own->name) == 0 &&
+          strcmp(params[i].value, own->value) != 0) {
         copy[i].value = own->value;
+        differs = 1;
+      }
   }
-  *adjusted = copy;
+  if (differs)
+    *adjusted = copy;
+  else
+    free(copy);
   return CK_OK;
 }
 
@@ -672,15 +709,19 @@ static ck_status plan_runs(const ck_device_set *set, const size_t *indices,
 }
 
 /* ref's run as the comparison's oracle into result, with the workload's
- * oracle values in place of the caller's; it agrees with itself. */
-static ck_status run_oracle(const ck_workload *workload, const ck_device *ref,
-                            const ck_param *params, size_t param_count,
-                            const ck_run_options *options, ck_result *result) {
+ * oracle values in place of the caller's (a job of their own, where any
+ * differs); it agrees with itself. */
+static ck_status run_oracle(const ck_workload *workload, ck_job *job,
+                            const ck_device *ref, const ck_param *params,
+                            size_t param_count, const ck_run_options *options,
+                            device_log *log, ck_result *result) {
   ck_status status = CK_OK;
   ck_param *oracle = NULL;
+  ck_job *own = NULL;
   CK_TRY(oracle_params(workload, params, param_count, &oracle));
-  status = run_for_compare(workload, ref, oracle ? oracle : params, param_count,
-                           options, result);
+  if (oracle)
+    CK_TRY(prepare_compare(workload, oracle, param_count, options, log, &own));
+  status = run_for_compare(own ? own : job, ref, log, result);
   /* What ref does not offer, no device can be compared on: a request
    * compare cannot serve, not a failure of the run. */
   if (status == CK_ERROR_UNSUPPORTED)
@@ -691,16 +732,49 @@ static ck_status run_oracle(const ck_workload *workload, const ck_device *ref,
   result->agreement = 0;
   result->agrees = 1;
 fail:
+  ck_job_free(own);
   free(oracle);
   return status;
 }
 
+/* Each run's result after the oracle's (the devices but ref's, which ran
+ * as the oracle): a run that fails is its result's status and message. */
+static void run_compared(const ck_workload *workload, ck_job *job,
+                         const ck_device_set *set, const size_t *indices,
+                         size_t count, size_t reference, device_log *log,
+                         ck_result *results, size_t *produced) {
+  for (size_t k = 0; k < count; ++k) {
+    if (indices[k] == reference)
+      continue; /* ref already ran as the oracle */
+    ck_result *result = &results[*produced];
+    const ck_device *device = &set->devices[indices[k]];
+    ck_status status = run_for_compare(job, device, log, result);
+    if (status != CK_OK) {
+      const char *message = "";
+      ck_error_get_last(&message);
+      ck__result_begin(result, workload->name, device);
+      result->status = status;
+      snprintf(result->error, sizeof result->error, "%s", message);
+    } else if (reference != (size_t)-1) {
+      agreement(workload, &results[0], result);
+    } else if (device->backend == CK_BACKEND_REF) {
+      result->agreement = 0; /* the oracle itself */
+      result->agrees = 1;
+    }
+    ++*produced;
+  }
+}
+
+/* The params are read once into a job that runs on every device (the
+ * oracle's, where its values differ, into a job of its own); a run's
+ * shared input files are read at the first run that reads them. */
 ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
                          const size_t *indices, size_t count, int skip_ref,
                          const ck_param *params, size_t param_count,
                          const ck_run_options *options, ck_result *results,
                          size_t capacity, size_t *produced) {
   ck_status status = CK_OK;
+  ck_job *job = NULL;
   CK__REQUIRE(workload);
   CK__REQUIRE(set);
   if (count && !indices)
@@ -709,38 +783,19 @@ ck_status ck_compare_run(const ck_workload *workload, const ck_device_set *set,
   CK__REQUIRE(results);
   CK__REQUIRE(produced);
   *produced = 0;
-  CK_TRY(ck_workload_check(workload, params, param_count));
+  device_log log = {options, ""};
+  CK_TRY(prepare_compare(workload, params, param_count, options, &log, &job));
   size_t reference = (size_t)-1, runs = 0;
   CK_TRY(plan_runs(set, indices, count, skip_ref, capacity, &reference, &runs));
   CK_TRY(ck_workload_check_devices(workload, params, param_count, runs));
   if (!skip_ref) {
-    CK_TRY(run_oracle(workload, &set->devices[reference], params, param_count,
-                      options, &results[0]));
+    CK_TRY(run_oracle(workload, job, &set->devices[reference], params,
+                      param_count, options, &log, &results[0]));
     *produced = 1;
   }
-  for (size_t k = 0; k < count; ++k) {
-    if (indices[k] == reference)
-      continue; /* ref already ran as the oracle */
-    ck_result *result = &results[*produced];
-    const ck_device *device = &set->devices[indices[k]];
-    status =
-        run_for_compare(workload, device, params, param_count, options, result);
-    if (status != CK_OK) {
-      const char *message = "";
-      ck_error_get_last(&message);
-      ck__result_begin(result, workload->name, device);
-      result->status = status;
-      snprintf(result->error, sizeof result->error, "%s", message);
-    } else if (!skip_ref) {
-      agreement(workload, &results[0], result);
-    } else if (device->backend == CK_BACKEND_REF) {
-      result->agreement = 0; /* the oracle itself */
-      result->agrees = 1;
-    }
-    ++*produced;
-  }
-  return CK_OK;
-
+  run_compared(workload, job, set, indices, count, reference, &log, results,
+               produced);
 fail:
+  ck_job_free(job);
   return status;
 }
