@@ -42,9 +42,10 @@
  *   rounds the front reads every member's statistics (ck__engine_each)
  *   and finds the best from them: ties to the earliest round, then the
  *   lowest island.
- * - MLP (src/nn/nn_spread.c): units the rows of a batch; every member
- *   holds the whole network, so the kind has no step and runs its phases
- *   through ck__engine_each. The rows are dealt again at the first batch
+ * - MLP (src/nn/nn_spread.c): units the rows of a batch; a network on one
+ *   device is a run of one member. Every member holds the whole network,
+ *   so the kind has no step and runs its phases through
+ *   ck__engine_each. The rows are dealt again at the first batch
  *   (ck__engine_deal, by a probe of the members' gradient passes).
  *   Gradients are summed through the exchange between two phases, or by
  *   NCCL inside each member's step where every member is a CUDA device.

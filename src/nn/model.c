@@ -595,14 +595,10 @@ fail:
   return status;
 }
 
+/* A model's network on one device: a spread of one member. */
 ck_status ck__nn_model_load(const ck_device *device, const char *path,
                             const ck_nn_config *config,
                             const ck__nn_tuning *tuning, ck_nn **result) {
-  ck_status status =
-      ck__nn_model_allocate(device, path, config, tuning, result);
-  if (status == CK_OK && (status = ck__nn_set_up(*result, 0)) != CK_OK) {
-    ck_nn_destroy(*result);
-    *result = NULL;
-  }
-  return status;
+  const ck_spread one = {.devices = device, .device_count = 1};
+  return ck__nn_spread_create(&one, config, path, 0, tuning, result);
 }

@@ -401,16 +401,17 @@ fail:
   return status;
 }
 
+/* A network on one device: a spread of one member. */
 ck_status ck__nn_create(const ck_device *device, const ck_nn_config *config,
                         int double_precision, const ck__nn_tuning *tuning,
                         ck_nn **result) {
-  ck_status status =
-      ck__nn_allocate(device, config, double_precision, tuning, result);
-  if (status == CK_OK && (status = ck__nn_set_up(*result, 1)) != CK_OK) {
-    ck_nn_destroy(*result);
-    *result = NULL;
-  }
-  return status;
+  CK__REQUIRE_IN("ck_nn_create", device);
+  CK__REQUIRE_IN("ck_nn_create", config);
+  if (!result)
+    return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck_nn_create: nn is NULL");
+  const ck_spread one = {.devices = device, .device_count = 1};
+  return ck__nn_spread_create(&one, config, NULL, double_precision, tuning,
+                              result);
 }
 
 ck_status ck_nn_create(const ck_device *device, const ck_nn_config *config,

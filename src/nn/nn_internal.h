@@ -418,18 +418,20 @@ ck_status ck__nn_layer_store(nn_state *state, int layer, ck_buffer *buffer,
                              double *values);
 
 /*
- * A network's members (nn_spread.c): a network alone is its one member; a
- * spread network has one a device of its process (nn->members, the
- * network itself first), and the calls below are collective over the
- * spread's processes (each makes the same calls).
+ * A network's members (nn_spread.c): a network on one device is a spread
+ * of one member; a spread network has one a device of its process
+ * (nn->members, the network itself first), and the calls below are
+ * collective over the spread's processes (each makes the same calls).
  *
  * ck__nn_spread_create makes a network over spread's devices from config,
  * or from the model file at model where that is not NULL, with tuning
- * (NULL: the devices'). ck__nn_spread_destroy frees a spread and its
+ * (NULL: the devices'), in double precision where double_precision is
+ * nonzero (not for a model's). ck__nn_spread_destroy frees a spread and its
  * members but the network itself.
  */
 ck_status ck__nn_spread_create(const ck_spread *spread,
                                const ck_nn_config *config, const char *model,
+                               int double_precision,
                                const ck__nn_tuning *tuning, ck_nn **made);
 void ck__nn_spread_destroy(ck__nn_spread *spread);
 /* fn(context, i) for every member i of this process at once, a host

@@ -259,16 +259,14 @@ static ck_status data_fault(ck_status status) {
 }
 
 /* The network, from the model file at model or else from the job's
- * configuration: on device, or spread over the run's devices. */
+ * configuration: spread over the run's devices, or on device alone. */
 static ck_status make_network(const ck_device *device, ck__nn_session *s,
                               const char *model) {
   ck__nn_job *job = &s->job;
-  if (s->options->spread)
-    return ck__nn_spread_create(s->options->spread, &job->config, model,
-                                &job->tuning, &s->nn);
-  if (model)
-    return ck__nn_model_load(device, model, &job->config, &job->tuning, &s->nn);
-  return ck__nn_create(device, &job->config, 0, &job->tuning, &s->nn);
+  const ck_spread one = {.devices = device, .device_count = 1};
+  const ck_spread *spread = s->options->spread ? s->options->spread : &one;
+  return ck__nn_spread_create(spread, &job->config, model, 0, &job->tuning,
+                              &s->nn);
 }
 
 /* The model of --load, and the training data of --train with the test
@@ -582,7 +580,7 @@ ck_status ck__nn_run(const void *job, const ck_device *device,
   }
   CK_TRY(ck__nn_report_best(&s, result));
   CK_TRY(ck__nn_report_run(&s, result));
-  if (s.nn->spread)
+  if (s.options->spread)
     CK_TRY(ck__nn_spread_report(s.nn, result));
   /* A spread run's outputs are written once, by rank 0. */
   if (s.job.plot && ck__nn_spread_rank(s.nn) == 0)

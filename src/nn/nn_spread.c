@@ -1,18 +1,20 @@
 /*
- * nn_spread.c - a network's members. A network alone is its one member.
- * A spread network (over several devices and processes) is data
- * parallel: every member holds the whole network, from the same seed or
- * model file, and every attached set. Each takes a contiguous part of
- * every batch's rows, from the order all compute alike; the gradients of
- * their parts are summed over all members, and each member takes the same
- * optimiser step from the sum, so the weights stay the same everywhere.
+ * nn_spread.c - a network's members. A network on one device is a
+ * spread of one member, through the same engine. A spread network (over
+ * several devices and processes) is data parallel: every member holds the
+ * whole network, from the same seed or model file, and every attached
+ * set. Each takes a contiguous part of every batch's rows, from the order
+ * all compute alike; the gradients of their parts are summed over all
+ * members, and each member takes the same optimiser step from the sum, so
+ * the weights stay the same everywhere.
  *
  * The member engine (framework/engine.h) makes the members and runs each
  * phase on every member of the process at once, a host thread a member
- * (ck__engine_each). A training step is one phase where every
- * member is a CUDA device and NCCL is there: each member's step sums its
- * gradients through its own NCCL communicator, by buckets, and replays as
- * one CUDA graph. Elsewhere the members' steps end in their gradients;
+ * (ck__engine_each; one member runs on the calling thread, summing
+ * nothing). A training step is one phase where every member is a CUDA
+ * device and NCCL is there: each member's step sums its gradients
+ * through its own NCCL communicator, by buckets, and replays as one CUDA
+ * graph. Elsewhere the members' steps end in their gradients;
  * the process sums them between two phases, on the host (and over MPI)
  * or, where members run in turn on one thread, through NCCL for all.
  *
@@ -86,10 +88,8 @@ static size_t first_member(const ck__nn_spread *spread) {
 
 void ck__nn_spread_cut(const ck_nn *nn, size_t i, uint32_t total,
                        uint32_t *start, uint32_t *count) {
-  *start = 0;
-  *count = total;
-  if (nn->spread)
-    cut(nn->spread, first_member(nn->spread) + i, total, start, count);
+  assert(nn->spread);
+  cut(nn->spread, first_member(nn->spread) + i, total, start, count);
 }
 
 /* Whether every member takes as many rows of total; the members' cuts
@@ -111,8 +111,8 @@ static int rows_equal(const ck__nn_spread *spread, uint32_t total) {
 
 ck_status ck__nn_spread_each(ck_nn *nn, ck_status (*fn)(void *, size_t),
                              void *context) {
-  return nn->spread ? ck__engine_each(nn->spread->engine, fn, context)
-                    : fn(context, 0);
+  assert(nn->spread);
+  return ck__engine_each(nn->spread->engine, fn, context);
 }
 
 void ck__nn_spread_destroy(ck__nn_spread *spread) {
@@ -160,6 +160,7 @@ typedef struct make_call {
   const ck_nn_config *config;
   const char *model;
   const ck__nn_tuning *tuning;
+  int double_precision;
 } make_call;
 
 /* A member: the whole network on its device (the engine's allocate). */
@@ -171,8 +172,8 @@ static ck_status allocate(void *self, const ck__engine_member *member,
   ck_status status =
       call->model ? ck__nn_model_allocate(member->device, call->model,
                                           call->config, call->tuning, made)
-                  : ck__nn_allocate(member->device, call->config, 0,
-                                    call->tuning, made);
+                  : ck__nn_allocate(member->device, call->config,
+                                    call->double_precision, call->tuning, made);
   if (status == CK_OK)
     *queue = (*made)->state.queue;
   return status;
@@ -202,13 +203,14 @@ static const ck__engine_kind nn_kind = {.unit_name = "samples",
 
 ck_status ck__nn_spread_create(const ck_spread *given,
                                const ck_nn_config *config, const char *model,
+                               int double_precision,
                                const ck__nn_tuning *tuning, ck_nn **made) {
   ck_status status = CK_OK;
   ck__nn_spread *spread = calloc(1, sizeof *spread);
   *made = NULL;
   if (!spread)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  make_call call = {config, model, tuning};
+  make_call call = {config, model, tuning, double_precision};
   spread->making = &call;
   spread->shares = given->shares != NULL;
   spread->members = calloc(given->device_count, sizeof *spread->members);
@@ -222,7 +224,9 @@ ck_status ck__nn_spread_create(const ck_spread *given,
   spread->exchange = ck__engine_run(spread->engine)->exchange;
   spread->local = ck__engine_local(spread->engine);
   spread->count = ck__engine_members(spread->engine);
-  CK_TRY(ck__engine_agree(spread->engine, make_staging(spread)));
+  /* One member sums nothing: no staging. */
+  if (spread->count > 1)
+    CK_TRY(ck__engine_agree(spread->engine, make_staging(spread)));
   /* Equal parts until the first batch deals them. */
   CK_TRY(ck__engine_deal(spread->engine,
                          (uint64_t)spread->count * FIRST_DEAL_ROWS, NULL));
@@ -243,7 +247,7 @@ ck_status ck_nn_create_spread(const ck_spread *spread,
   CK__REQUIRE(spread);
   CK__REQUIRE(config);
   CK__REQUIRE(nn);
-  return ck__nn_spread_create(spread, config, NULL, NULL, nn);
+  return ck__nn_spread_create(spread, config, NULL, 0, NULL, nn);
 }
 
 /* ---- before training ---------------------------------------------------- */
@@ -348,10 +352,12 @@ static ck_status join_exchange(void *context, size_t i) {
 ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch) {
   ck_status status = CK_OK;
   ck__nn_spread *spread = nn->spread;
-  if (!spread)
-    return CK_OK;
+  assert(spread);
   ck__spread_run *run = ck__engine_run(spread->engine);
-  CK_TRY(ck__engine_each(spread->engine, make_gradients, spread));
+  /* One member's steps update its weights from its own gradient, fused;
+   * members that sum keep their gradients apart. */
+  if (spread->count > 1)
+    CK_TRY(ck__engine_each(spread->engine, make_gradients, spread));
   double speeds[CK_SPREAD_MAX_LOCAL] = {0}; /* filled by probe */
   int measure = !spread->shares && spread->count > 1;
   if (measure)
@@ -411,7 +417,7 @@ typedef struct batch_call {
 static ck_status batch_member(void *context, size_t i) {
   const batch_call *call = context;
   ck_nn *nn = call->nn, *member = nn->members[i];
-  sum_way way = nn->spread ? nn->spread->way : SUM_NONE;
+  sum_way way = nn->spread->way;
   uint32_t start, rows;
   ck__nn_spread_cut(nn, i, call->count, &start, &rows);
   ck__nn_step step = {.offset = call->offset + start,
@@ -480,7 +486,7 @@ fail:
 /* Whether the sums of a batch of count rows average the members'
  * gradients: NCCL averages, and every member takes as many rows. */
 static int batch_averages(const ck__nn_spread *spread, uint32_t count) {
-  return spread && rows_equal(spread, count) && spread->averages &&
+  return rows_equal(spread, count) && spread->averages &&
          (spread->way == SUM_GROUPED || spread->way == SUM_MEMBERS);
 }
 
@@ -506,7 +512,7 @@ fail:
 ck_status ck__nn_spread_record(ck_nn *nn, uint32_t count,
                                const ck__nn_update *update) {
   ck__nn_spread *spread = nn->spread;
-  if (!spread || spread->way != SUM_MEMBERS)
+  if (spread->way != SUM_MEMBERS)
     return CK_OK;
   batch_call call = {nn, 0, count, update, batch_averages(spread, count), 1};
   return ck__nn_spread_each(nn, record_member, &call);
@@ -529,9 +535,9 @@ ck_status ck__nn_spread_batch(ck_nn *nn, uint32_t offset, uint32_t count,
   batch_call call = {nn, offset, count, update, batch_averages(spread, count),
                      0};
   CK_TRY(ck__nn_spread_each(nn, batch_member, &call));
-  if (spread && (spread->way == SUM_MEMBERS || spread->way == SUM_GROUPED))
+  if (spread->way == SUM_MEMBERS || spread->way == SUM_GROUPED)
     count_device_sums(spread);
-  if (!spread || spread->way == SUM_NONE || spread->way == SUM_MEMBERS)
+  if (spread->way == SUM_NONE || spread->way == SUM_MEMBERS)
     return CK_OK;
   ck__spread_run *run = ck__engine_run(spread->engine);
   if (spread->way == SUM_GROUPED) {
@@ -595,9 +601,9 @@ static ck_status results(ck_nn *nn, results_call *call, double *loss,
   CK_TRY(ck__nn_spread_each(nn, results_member, call));
   double total[2] = {call->sums[0][0], call->sums[0][1]};
   const double *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; spread && i < spread->local; ++i)
+  for (size_t i = 0; i < spread->local; ++i)
     pieces[i] = call->sums[i];
-  if (spread && call->reduce)
+  if (call->reduce && spread->count > 1)
     CK_TRY(ck__exchange_sum(spread->exchange, pieces, total, 2));
   if (loss)
     *loss = total[0];
@@ -606,7 +612,7 @@ static ck_status results(ck_nn *nn, results_call *call, double *loss,
   /* Every member's predictions to every process, a member at a time. */
   uint32_t rows = nn->state.sets[call->which].rows;
   for (size_t m = 0;
-       call->predicted && spread && ck__exchange_ranks(spread->exchange) > 1 &&
+       call->predicted && ck__exchange_ranks(spread->exchange) > 1 &&
        m < spread->count;
        ++m) {
     uint32_t start, count;
@@ -636,5 +642,6 @@ ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result) {
 }
 
 int ck__nn_spread_rank(const ck_nn *nn) {
-  return nn && nn->spread ? ck__engine_rank(nn->spread->engine) : 0;
+  assert(nn && nn->spread);
+  return ck__engine_rank(nn->spread->engine);
 }
