@@ -2955,9 +2955,18 @@ static void spread_rules(const ck_device *ref, const ck_device *other) {
   CHECK_INVALID(ck_aco_create_spread(&mismatched, &tsp, &config, &aco),
                 "3 shares for 1 members");
   CHECK_INVALID(ck_aco_create_spread(NULL, &tsp, &config, &aco), "spread");
+  /* A member alone copies any source, as a colony on one device does;
+   * several copy the best tour. */
   config.focus_source = CK_ACO_SOURCE_OWN;
-  CHECK_INVALID(ck_aco_create_spread(&one, &tsp, &config, &aco),
-                "ck_aco_config.focus_source");
+  CHECK_OK(ck_aco_create_spread(&one, &tsp, &config, &aco));
+  ck_aco_destroy(aco);
+  aco = NULL;
+  if (other) {
+    ck_device pair[2] = {*ref, *other};
+    ck_spread two = {.devices = pair, .device_count = 2};
+    CHECK_INVALID(ck_aco_create_spread(&two, &tsp, &config, &aco),
+                  "ck_aco_config.focus_source");
+  }
   config.focus_source = CK_ACO_SOURCE_BEST;
   tsp.cities = 3;
   CHECK_INVALID(ck_aco_create_spread(&one, &tsp, &config, &aco),

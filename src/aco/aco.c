@@ -15,12 +15,17 @@
 
 CK__STEPS_TABLE(ck__aco_steps, 10);
 
+/* A colony's device state and steps: a slice's own, or (a colony of
+ * members) its first member's. */
 aco_state *ck__aco_state(ck_aco *aco) {
-  return &aco->state;
+  return aco->spread
+             ? ck__aco_state((ck_aco *)ck__aco_spread_member(aco->spread))
+             : &aco->state;
 }
 
 const ck__aco_steps *ck__aco_steps_of(const ck_aco *aco) {
-  return aco->steps;
+  return aco->spread ? ck__aco_steps_of(ck__aco_spread_member(aco->spread))
+                     : aco->steps;
 }
 
 ck__aco_spread *ck__aco_spread_of(const ck_aco *aco) {

@@ -538,40 +538,17 @@ ck_status ck__aco_create_slice(const ck_device *device,
   return status;
 }
 
-ck_status ck_aco_create(const ck_device *device,
-                        const ck_tsp_instance *instance,
-                        const ck_aco_config *config, ck_aco **aco) {
-  ck_status status = CK_OK;
-  CK__REQUIRE(device);
-  CK__REQUIRE(instance);
-  CK__REQUIRE(config);
-  CK__REQUIRE(aco);
-  *aco = NULL;
-  CK_TRY(check_input(instance, config, "ck_aco_create"));
-  CK_TRY(ck__aco_create_slice(device, instance, config, 0, aco));
-fail:
-  return status;
-}
-
-ck_status ck_aco_create_spread(const ck_spread *spread,
+/* A colony over spread's devices (one member a device): the driver's
+ * settings are any member's, its ants the colony's; the buffers and the
+ * queues stay the members'. */
+static ck_status create_colony(const ck_spread *spread,
                                const ck_tsp_instance *instance,
                                const ck_aco_config *config, ck_aco **aco) {
   ck_status status = CK_OK;
-  ck_aco *created = NULL;
-  CK__REQUIRE(spread);
-  CK__REQUIRE(instance);
-  CK__REQUIRE(config);
-  CK__REQUIRE(aco);
-  *aco = NULL;
-  CK_TRY(check_input(instance, config, "ck_aco_create_spread"));
-  if (config->focus_source != CK_ACO_SOURCE_BEST)
-    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
-            "ck_aco_config.focus_source: a spread colony's ants copy the "
-            "best tour (CK_ACO_SOURCE_BEST)");
   /* The host's memory first: a process that failed once the members
    * exist would leave the others waiting. */
   size_t n = instance->cities;
-  created = calloc(1, sizeof *created);
+  ck_aco *created = calloc(1, sizeof *created);
   if (created) {
     created->best_tour = malloc(n * sizeof *created->best_tour);
     created->best_positions = malloc(n * sizeof *created->best_positions);
@@ -580,8 +557,6 @@ ck_status ck_aco_create_spread(const ck_spread *spread,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for an ACO");
   double started = ck__seconds();
   CK_TRY(ck__aco_spread_create(spread, instance, config, &created->spread));
-  /* The driver's settings are any member's; its ants, the colony's. The
-   * buffers and the queue stay the members'. */
   const ck_aco *model = ck__aco_spread_member(created->spread);
   const aco_state *from = &model->state;
   aco_state *state = &created->state;
@@ -604,4 +579,33 @@ ck_status ck_aco_create_spread(const ck_spread *spread,
 fail:
   ck_aco_destroy(created);
   return status;
+}
+
+/* A public create's checks (caller names it), then the colony over
+ * spread's devices. */
+static ck_status create_checked(const char *caller, const ck_spread *spread,
+                                const ck_tsp_instance *instance,
+                                const ck_aco_config *config, ck_aco **aco) {
+  CK__REQUIRE_IN(caller, instance);
+  CK__REQUIRE_IN(caller, config);
+  CK__REQUIRE_IN(caller, aco);
+  *aco = NULL;
+  ck_status status = check_input(instance, config, caller);
+  return status ? status : create_colony(spread, instance, config, aco);
+}
+
+/* A colony on one device is a colony of one member. */
+ck_status ck_aco_create(const ck_device *device,
+                        const ck_tsp_instance *instance,
+                        const ck_aco_config *config, ck_aco **aco) {
+  CK__REQUIRE(device);
+  const ck_spread one = {.devices = device, .device_count = 1};
+  return create_checked(__func__, &one, instance, config, aco);
+}
+
+ck_status ck_aco_create_spread(const ck_spread *spread,
+                               const ck_tsp_instance *instance,
+                               const ck_aco_config *config, ck_aco **aco) {
+  CK__REQUIRE(spread);
+  return create_checked(__func__, spread, instance, config, aco);
 }

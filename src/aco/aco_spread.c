@@ -23,6 +23,10 @@
  * its slice of the ants; the best tour of all is the run's, and every K
  * iterations each colony whose best is longer adopts it and deposits it.
  *
+ * A colony on one device is a colony of one member: it ranks its own
+ * ants, adapts its own bound and may copy any source, as the whole
+ * colony on one device does.
+ *
  * The member engine (framework/engine.h) makes the members. Their device
  * work runs in phases, on every local member at once (ck__engine_each);
  * what crosses between members crosses on the calling thread, between
@@ -263,13 +267,15 @@ static ck_status allocate_room(ck__aco_spread *spread) {
   return fine ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
 }
 
-/* One focused colony adapts its bound over all members: the members'
- * own adapting is turned off. */
+/* One focused colony of several members adapts its bound over all of
+ * them: the members' own adapting is turned off. A member alone adapts
+ * its own, as a colony on one device does. */
 static void share_bound(ck__aco_spread *spread) {
   const aco_state *state = state_of(spread, 0);
   spread->bound = state->focus_bound;
   spread->adaptive = !spread->every && state->method == CK_ACO_FOCUSED &&
-                     state->focus_adaptive;
+                     state->focus_adaptive &&
+                     ck__engine_members(spread->engine) > 1;
   for (size_t i = 0; spread->adaptive && i < spread->run->local; ++i)
     state_of(spread, i)->focus_adaptive = 0;
 }
@@ -284,9 +290,12 @@ static ck_status settle_config(ck__aco_spread *spread,
   CK_TRY(count_ants(spread, &chosen, total));
   spread->ants = (uint32_t)*total;
   make->config = make->trial = member_config(&chosen);
-  /* One colony ranks its ants for local search over all members. */
+  /* One colony of several members ranks its ants for local search over
+   * all of them; a member alone ranks its own. */
   int ranked = config->local_search != CK_ACO_LS_NONE &&
-               config->local_search_ants && config->local_search_ants < *total;
+               config->local_search_ants &&
+               config->local_search_ants < *total &&
+               ck__engine_members(spread->engine) > 1;
   if (!spread->every && ranked) {
     spread->search_ants = config->local_search_ants;
     make->config.local_search_ants = 0;
@@ -312,6 +321,11 @@ ck_status ck__aco_spread_create(const ck_spread *given,
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__engine_open(&aco_kind, spread, given, &spread->engine));
   spread->run = ck__engine_run(spread->engine);
+  if (config->focus_source != CK_ACO_SOURCE_BEST &&
+      ck__engine_members(spread->engine) > 1)
+    CK_FAIL(CK_ERROR_INVALID_ARGUMENT,
+            "ck_aco_config.focus_source: a spread colony's ants copy the "
+            "best tour (CK_ACO_SOURCE_BEST)");
   making make = {.instance = instance};
   uint64_t total = 0;
   CK_TRY(settle_config(spread, config, &make, &total));
@@ -440,7 +454,8 @@ static ck_status construct_member(void *context, size_t i) {
   ck__aco_spread *spread = context;
   aco_state *state = state_of(spread, i);
   state->best_length = spread->arg.length;
-  state->focus_bound = spread->bound;
+  if (spread->adaptive)
+    state->focus_bound = spread->bound;
   return ck__aco_construct(spread->members[i], spread->arg.iteration,
                            spread->arg.start,
                            spread->local_search && !spread->search_ants);
@@ -486,6 +501,12 @@ ck_status ck__aco_spread_iteration_best(ck__aco_spread *spread, int64_t *length,
                           spread->indices, &best, &index, &holder));
   *length = (int64_t)best;
   *ant = (uint32_t)index;
+  /* A member alone's focused ants may copy the iteration's best (the
+   * sources but the best tour need the whole colony on one device). */
+  if (ck__engine_members(spread->engine) == 1) {
+    state_of(spread, 0)->iteration_ant = *ant;
+    state_of(spread, 0)->iteration_length = *length;
+  }
 fail:
   return status;
 }
@@ -646,7 +667,8 @@ fail:
 ck_status ck__aco_spread_deposit(ck__aco_spread *spread, uint32_t ant,
                                  float scale, float amount) {
   ck_status status = CK_OK;
-  if (ant != CK__ACO_BEST)
+  /* Another member's ant's tour crosses; a member alone holds them all. */
+  if (ant != CK__ACO_BEST && ck__engine_members(spread->engine) > 1)
     CK_TRY(fetch(spread, ant));
   spread->arg.ant = ant;
   spread->arg.scale = scale;

@@ -577,7 +577,7 @@ static ck_status aco_run(const void *prepared, const ck_device *device,
                                    job->instance.cities, length));
   if (job->trace && writes)
     CK_TRY_OUTPUT("trace", write_trace(job->trace, aco));
-  if (ck__aco_spread_of(aco))
+  if (options->spread)
     CK_TRY(ck__aco_spread_report(ck__aco_spread_of(aco), result));
   if (job->svg && writes)
     CK_TRY_OUTPUT("svg", write_svg(job->svg, &job->instance, tour, length,

@@ -50,7 +50,9 @@
  *   Gradients are summed through the exchange between two phases, or by
  *   NCCL inside each member's step where every member is a CUDA device.
  *   A set's loss and hits are sums too. No best, no halo.
- * - ACO (src/aco/aco_spread.c): units ants. The method and the ants are
+ * - ACO (src/aco/aco_spread.c): units ants; a colony on one device is a
+ *   run of one member, which ranks its own ants for local search, adapts
+ *   its own bound and copies any focus source. The method and the ants are
  *   agreed from every member's device first (ck__engine_open, then
  *   ck__engine_populate). Its phases go through ck__engine_each: the
  *   iteration-best ant (length, ant) and the tour that deposits, ACS's
