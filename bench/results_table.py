@@ -1748,6 +1748,97 @@ count, and run bit for bit as `--ants 512`.
 - d15112, focused, is unchanged: 512 ants either way."""
 
 
+ENGINE = "h200-2026-11-29-engine"
+
+
+def engine_rates():
+    """{(workload, tree): [throughput]} and the units, of rates.txt's
+    lines "WORKLOAD TREE rN: RATE UNIT ..." and "... spread-of-one: ..."."""
+    rates, units = {}, {}
+    for line in read(ENGINE, "rates.txt").splitlines():
+        fields = line.split()
+        if len(fields) < 5 or fields[0] not in ("gas", "pso", "ga", "nn"):
+            continue
+        tree = "member" if fields[2] == "spread-of-one:" else fields[1]
+        if tree == "member" and fields[1] != "now":
+            continue
+        rates.setdefault((fields[0], tree), []).append(float(fields[3]))
+        units[fields[0]] = fields[4]
+    return rates, units
+
+
+def engine_rows():
+    rates, units = engine_rates()
+    rows = []
+    for workload in ("gas", "pso", "ga", "nn"):
+        before = statistics.median(rates[(workload, "before")])
+        now = statistics.median(rates[(workload, "now")])
+        member = rates[(workload, "member")][0]
+        rows.append([workload, units[workload], num(before), num(now),
+                     f"{100 * now / before:.1f}%", num(member),
+                     f"{100 * member / now:.1f}%"])
+    return rows
+
+
+def engine_aco_rows():
+    """Each ACO case and device: both trees' rates and whether their best
+    lengths agree."""
+    cases = {}
+    for line in read(ENGINE, "rates.txt").splitlines():
+        if not line.startswith("aco "):
+            continue
+        head, _, tail = line.partition(": ")
+        words = head.split()
+        case = " ".join(words[1:-3])
+        device, tree = words[-3], words[-2]
+        rate = float(tail.split()[0])
+        best = tail.split("best=")[1].split()[0]
+        entry = cases.setdefault((case, device), {"head": [], "now": [],
+                                                  "bests": set()})
+        entry[tree].append(rate)
+        entry["bests"].add(best)
+    rows = []
+    for (case, device), entry in cases.items():
+        if not entry["head"] or not entry["now"]:
+            continue
+        ratio = statistics.median(entry["now"]) / \
+            statistics.median(entry["head"])
+        rows.append([f"`{case}`", device,
+                     f"{num(min(entry['head']))}–{num(max(entry['head']))}",
+                     f"{num(min(entry['now']))}–{num(max(entry['now']))}",
+                     f"{100 * ratio:.1f}%",
+                     "yes" if len(entry["bests"]) == 1 else "no"])
+    return rows
+
+
+def h200_engine():
+    return f"""### One device as one member
+
+Each workload alone on one GPU: the tree before the member engine
+against the tree now, in turns in one call (medians of 3 runs, the
+MLP's of 5); then `--spread` on that GPU alone, as one member. The
+gas is faster now for its Verlet lists, fused step and vector loads
+(above); a spread's members take cell lists where `--neighbors` is
+auto.
+
+{source([(ENGINE, "rates.txt"), (ENGINE, "run.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run WORKLOAD ... --device cuda:0 [--spread] --json --quiet` "
+        "(`run.txt`)")}
+
+{table(["workload", "unit", "before", "now", "now / before",
+        "one member", "member / alone"], engine_rows())}
+
+An ACO colony on one device is now a colony of one member, and a
+network one of one member. The ACO before that change and after it,
+two runs each in turns, on CUDA and NVIDIA's OpenCL (tours/s); every
+run of a case ended at the same best length on both trees. The call
+ended during fnl4461's last OpenCL run.
+
+{table(["case", "device", "alone", "one member", "median ratio",
+        "same best"], engine_aco_rows())}"""
+
+
 # ---- spread runs ----------------------------------------------------------
 
 H200X4 = ("4 NVIDIA H200 joined by NVLink (NV18, all pairs), driver "
@@ -2444,7 +2535,7 @@ SECTIONS = [
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user,
                       h200_user_stream, h200_gas_verlet, h200_gas_ahead,
-                      h200_aco_ants]),
+                      h200_aco_ants, h200_engine]),
     ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
