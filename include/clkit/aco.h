@@ -114,7 +114,8 @@ typedef struct ck_aco_config {
   uint32_t focus_edges;
   /* The focused method: the tour each ant copies (default: the best). The
    * first focused iteration copies the best tour whatever the source. A
-   * spread (ck_aco_create_spread) takes CK_ACO_SOURCE_BEST only. */
+   * spread of several members (ck_aco_create_spread) takes
+   * CK_ACO_SOURCE_BEST only. */
   ck_aco_focus_source focus_source;
   uint32_t lanes; /* work-items an ant on OpenCL devices: 1, or a power of
                      two up to 256 (a work-group an ant); 0: automatic
