@@ -1814,12 +1814,12 @@ def engine_aco_rows():
 def h200_engine():
     return f"""### One device as one member
 
-Each workload alone on one GPU: the tree before the member engine
-against the tree now, in turns in one call (medians of 3 runs, the
-MLP's of 5); then `--spread` on that GPU alone, as one member. The
-gas is faster now for its Verlet lists, fused step and vector loads
-(above); a spread's members take cell lists where `--neighbors` is
-auto.
+Each workload alone on one GPU, the tree before the member engine
+against the tree now. They ran in turns in one call: medians of 3
+runs, the MLP's of 5. "One member" is `--spread` on that GPU alone.
+The gas is faster now for its Verlet lists, fused step and vector
+loads (above). A spread's members take cell lists where `--neighbors`
+is auto.
 
 {source([(ENGINE, "rates.txt"), (ENGINE, "run.txt")],
         "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
@@ -1830,10 +1830,10 @@ auto.
         "one member", "member / alone"], engine_rows())}
 
 An ACO colony on one device is now a colony of one member, and a
-network one of one member. The ACO before that change and after it,
-two runs each in turns, on CUDA and NVIDIA's OpenCL (tours/s); every
-run of a case ended at the same best length on both trees. The call
-ended during fnl4461's last OpenCL run.
+network one of one member. Below, the ACO before that change and after
+it, two runs each in turns, on CUDA and NVIDIA's OpenCL (tours/s).
+Every run of a case ended at the same best length on both trees. The
+call ended during fnl4461's last OpenCL run.
 
 {table(["case", "device", "alone", "one member", "median ratio",
         "same best"], engine_aco_rows())}"""

@@ -133,9 +133,10 @@ static int focused_start(const ck_aco *aco) {
 }
 
 /*
- * The colony's phases: on the device's steps, or on a spread colony's
- * members (aco_spread.c), which agree on what the one device would do.
- * Ants are numbered over the whole colony.
+ * The colony's phases: on a colony's members (aco_spread.c), which agree
+ * on what one device would do, or on a member's slice's own steps (a
+ * probe's trial, a member's own colony). Ants are numbered over the
+ * whole colony.
  */
 ck_status ck__aco_construct(ck_aco *aco, uint64_t iteration, int start,
                             int search) {

@@ -1,7 +1,8 @@
 /*
  * aco_create.c - a colony's creation: configuration checks, the settings
  * drawn from the device and the instance, the graph and the colony's
- * buffers on the device, alone, as a spread's slice, or spread.
+ * buffers on the device as a member's slice, and a colony of members
+ * (one on one device).
  */
 #include <math.h>
 #include <stdlib.h>

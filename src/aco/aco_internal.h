@@ -350,8 +350,9 @@ struct ck_aco {
   uint32_t *best_tour, *best_positions;
   ck_aco_trace_point *trace;
   size_t trace_count, trace_allocated;
-  /* A colony spread over devices (aco_spread.c): its members hold the
-   * ants and the pheromone, this ACO the driver's state; NULL alone. */
+  /* A colony's members (aco_spread.c), one on one device: they hold the
+   * ants and the pheromone, this ACO the driver's state; NULL in a
+   * member's slice. */
   ck__aco_spread *spread;
 };
 

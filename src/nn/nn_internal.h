@@ -137,7 +137,7 @@ typedef struct ck__nn_buckets {
   int low[CK_NN_MAX_LAYERS], high[CK_NN_MAX_LAYERS];
 } ck__nn_buckets;
 
-/* One training step, of a network alone or of a spread's member. */
+/* One training step of a member, alone or one of several. */
 typedef struct ck__nn_step {
   uint32_t offset;   /* its first row in the epoch's order */
   uint32_t count;    /* its rows; a member's may be 0 (gradients of 0) */
@@ -146,7 +146,7 @@ typedef struct ck__nn_step {
   /* The optimiser step, or NULL: the step ends in gradients[]. */
   const ck__nn_update *update;
   /* With update: NULL, the optimiser step fused into the gradient's (a
-   * network alone); else gradients[] are summed over every member on the
+   * member alone); else gradients[] are summed over every member on the
    * devices, in these buckets (steps->sum), before the optimiser step. */
   const ck__nn_buckets *buckets;
   int average; /* the sums average the members' gradients */
@@ -288,12 +288,12 @@ typedef struct ck__nn_spread ck__nn_spread;
 /* A network: the driver's view. */
 struct ck_nn {
   nn_state state;
-  /* This process's members, local of them: the network alone (members
-   * points at self), or a spread's, the network itself first. */
+  /* This process's members, local of them, the network itself first; a
+   * member's own (members points at self) until the spread takes it. */
   ck_nn **members;
   size_t local;
   ck_nn *self;
-  ck__nn_spread *spread; /* NULL: one device */
+  ck__nn_spread *spread; /* the network's members; NULL in a member */
   const ck__nn_steps *steps;
   ck__nn_steps merged_steps; /* native steps over the base's */
   ck_nn_config config;
@@ -386,11 +386,11 @@ ck_status ck__nn_opencl_output_launch(nn_state *state, ck_buffer *labels,
                                       double delta_scale, uint32_t position,
                                       ck_buffer *step);
 
-/* One training step of a network alone or of a spread's member: its
+/* One training step of a member, alone or one of several: its
  * calls (ck__nn_pass), or a replay of their recording (steps->step_begin),
  * after its buffers for step->count rows. */
 ck_status ck__nn_train_step(ck_nn *nn, const ck__nn_step *step);
-/* One training step of a network alone on training rows offset .. offset
+/* One training step of a member alone on training rows offset .. offset
  * + count - 1 of the epoch's order, with the given optimiser settings;
  * adds nothing to the epoch statistics beyond the per-sample entries at
  * offset. */
@@ -436,18 +436,18 @@ ck_status ck__nn_spread_create(const ck_spread *spread,
 void ck__nn_spread_destroy(ck__nn_spread *spread);
 /* fn(context, i) for every member i of this process at once, a host
  * thread each (ck__spread_each: statuses agreed over every member, each
- * member's time counted as its compute); a network alone's on this
+ * member's time counted as its compute); a member alone's on this
  * thread. */
 ck_status ck__nn_spread_each(ck_nn *nn, ck_status (*fn)(void *, size_t),
                              void *context);
 /* The rows of total (a batch, a set) that local member i takes: start and
- * count; a network alone takes them all. */
+ * count; a member alone takes them all. */
 void ck__nn_spread_cut(const ck_nn *nn, size_t i, uint32_t total,
                        uint32_t *start, uint32_t *count);
 /* Before training on batches of batch rows, for a spread: each member's
  * gradient buffers, the rows each takes (by the shares, or by the speeds a
- * short probe measures), and how the gradients are summed. Nothing for a
- * network alone. */
+ * short probe measures), and how the gradients are summed. A member alone
+ * sums nothing and keeps no gradients apart. */
 ck_status ck__nn_spread_prepare(ck_nn *nn, uint32_t batch);
 /* Where members sum on the devices (NCCL), each member's step of a
  * batch of count rows recorded and not run (ck__nn_step.record_only), so

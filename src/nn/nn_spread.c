@@ -41,7 +41,7 @@
 
 /* How the members' gradients are summed. */
 typedef enum sum_way {
-  SUM_NONE,    /* one member: the steps of a network alone */
+  SUM_NONE,    /* one member: its own steps, the optimiser's fused */
   SUM_HOST,    /* read to the host, summed there and by MPI, written back */
   SUM_GROUPED, /* NCCL for every local member from this thread, between
                   two phases (members in turn: one thread may not drive

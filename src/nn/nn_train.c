@@ -4,7 +4,7 @@
  * learning-rate schedule, optimiser bookkeeping), evaluation, and
  * ck_nn_train's early stopping and best weights, and predictions. Every
  * phase runs on each of the network's members (ck__nn_spread_each): a
- * network alone is its one member.
+ * network on one device is a spread of one member.
  */
 #include <assert.h>
 #include <math.h>
