@@ -1,13 +1,13 @@
 #!/bin/sh
 # Spread gas runs whose members all share one device, beside that device
 # alone. Two modes:
-#   member  what a member costs: one member of --spread against the device
-#           alone, in both neighbour modes. The member exchanges with
-#           itself across the periodic edge, as every member does with
-#           its neighbours.
+#   member  one member of --spread against the device alone, in both
+#           neighbour modes. One member holds the whole box and
+#           exchanges nothing: its rate should match alone's.
 #   peer    how the members' messages travel, in both neighbour modes:
 #           through host memory (CLKIT_PEER=0) or device to device, for
-#           one member and for two (DEVICE given twice, equal slabs).
+#           one member (the whole box: nothing crosses) and for two
+#           (DEVICE given twice, equal slabs).
 #
 #   bench/gas_spread_one_gpu.sh [--mode member|peer] [--sizes N,N,...]
 #       CLKIT OUT_DIR [DEVICE] [STEPS]

@@ -1818,8 +1818,8 @@ Each workload alone on one GPU, the tree before the member engine
 against the tree now. They ran in turns in one call: medians of 3
 runs, the MLP's of 5. "One member" is `--spread` on that GPU alone.
 The gas is faster now for its Verlet lists, fused step and vector
-loads (above). A spread's members take cell lists where `--neighbors`
-is auto.
+loads (above). A spread's members took cell lists where `--neighbors`
+was auto; a spread of one member now holds the whole box (below).
 
 {source([(ENGINE, "rates.txt"), (ENGINE, "run.txt")],
         "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
@@ -1837,6 +1837,81 @@ call ended during fnl4461's last OpenCL run.
 
 {table(["case", "device", "alone", "one member", "median ratio",
         "same best"], engine_aco_rows())}"""
+
+
+GAS_WHOLE = "h200-2026-11-29-gas-whole"
+
+
+def gas_whole_runs():
+    """{(device, way, tree): [(rate, E, P)]} of rates.txt's lines
+    "DEVICE [WAY] TREE rN: RATE UNIT E=.. P=.. ..."."""
+    runs = {}
+    for line in read(GAS_WHOLE, "rates.txt").splitlines():
+        if not line.startswith(("cuda:", "ocl:")):
+            continue
+        head, _, tail = line.partition(": ")
+        device, rest = head.split(" ", 1)
+        way, _, tree_run = rest.partition("] ")
+        fields = dict(item.split("=", 1) for item in tail.split()
+                      if "=" in item)
+        runs.setdefault((device, way.strip("[ "), tree_run.split()[0]),
+                        []).append((float(tail.split()[0]), fields["E"],
+                                    fields["P"]))
+    return runs
+
+
+def gas_whole_rows():
+    runs = gas_whole_runs()
+    rows = []
+    for device in ("cuda:0", "ocl:1.0"):
+        for mode, flag in (("auto", ""), ("cells", "--neighbors cells")):
+            spread = (flag + " --spread").strip()
+            median = {key: statistics.median(r[0] for r in runs[key])
+                      for key in runs if key[0] == device}
+            alone = median[(device, flag, "now")]
+            member = median[(device, spread, "now")]
+            same = {(r[1], r[2]) for r in runs[(device, flag, "now")] +
+                    runs[(device, spread, "now")]}
+            rows.append([f"`{device}`", mode,
+                         num(median[(device, flag, "base")]), num(alone),
+                         num(median[(device, spread, "base")]), num(member),
+                         f"{100 * member / alone:.1f}%",
+                         "yes" if len(same) == 1 else "no"])
+    return rows
+
+
+def gas_whole_two():
+    """The two-member runs' means, before and now."""
+    rates = {"base": [], "now": []}
+    for line in read(GAS_WHOLE, "rates.txt").splitlines():
+        if line.startswith("two members"):
+            words = line.split()
+            rates[words[4]].append(float(line.split(": ")[1].split()[0]))
+    return (f"{num(statistics.mean(rates['base']))} before and "
+            f"{num(statistics.mean(rates['now']))} now (means)")
+
+
+def h200_gas_whole():
+    return f"""### A gas spread of one member: the whole box
+
+A gas spread of one member now holds the whole box: a gas as on one
+device, with its default neighbours (Verlet lists here). Before, it
+was a slab that exchanged with itself across the periodic edge, with
+cell lists by default. 4M particles, 1000 steps; medians of three runs
+in turns. "Same E, P" says whether one member's energy and pressure
+equal alone's, bit for bit.
+
+{source([(GAS_WHOLE, "rates.txt"), (GAS_WHOLE, "run.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run gas --particles 4194304 --steps 1000 --device D "
+        "[--neighbors cells] [--spread] --log-every 0 --json --quiet`")}
+
+{table(["device", "neighbours", "alone, before", "alone, now",
+        "one member, before", "one member, now", "member / alone, now",
+        "same E, P"], gas_whole_rows())}
+
+- Two members on one GPU (`--device cuda:0,cuda:0 --shares 1,1`,
+  cells), two runs a tree: {gas_whole_two()}."""
 
 
 # ---- spread runs ----------------------------------------------------------
@@ -2535,7 +2610,7 @@ SECTIONS = [
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user,
                       h200_user_stream, h200_gas_verlet, h200_gas_ahead,
-                      h200_aco_ants, h200_engine]),
+                      h200_aco_ants, h200_engine, h200_gas_whole]),
     ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),

@@ -487,6 +487,27 @@ fail:
   return status;
 }
 
+ck_status ck__gas_whole_make(const ck_device *device,
+                             const ck_gas_config *config, ck__gas_forms forms,
+                             ck_gas **whole) {
+  ck_status status = CK_OK;
+  ck_gas *gas = new_gas(config, forms);
+  *whole = NULL;
+  if (!gas)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  CK_TRY(ck__gas_build_state(device, gas, 0, 0));
+  *whole = gas;
+  gas = NULL;
+fail:
+  ck_gas_destroy(gas);
+  return status;
+}
+
+ck_status ck__gas_whole_start(ck_gas *whole, const double *positions,
+                              const double *velocities) {
+  return start(whole, positions, velocities);
+}
+
 /* A spread gas: the wrapper over the spread's members (taken over, and
  * destroyed on failure), which start from positions and velocities (id
  * order) at `step`. */
@@ -538,15 +559,19 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
   *gas = NULL;
   ck_gas_config c = *config;
   const char *box_option = NULL;
-  CK_TRY(resolve_start(NULL, &c, temperature_given, &frame, &box_option));
-  CK_TRY(ck__gas_spread_check(&c));
-  CK_TRY(start_particles(&c, &frame, box_option, 0, &positions, &velocities));
   ck__gas_spread *members = NULL;
   CK_TRY(ck__gas_spread_begin(spread, &members));
-  CK_TRY(
-      ck__gas_wrap_spread(members, &c, 0, forms, positions, velocities, gas));
+  /* A whole box's member picks its neighbours' mode as one device does. */
+  CK_TRY(resolve_start(ck__gas_spread_whole_device(members), &c,
+                       temperature_given, &frame, &box_option));
+  CK_TRY(ck__gas_spread_check(&c));
+  CK_TRY(start_particles(&c, &frame, box_option, 0, &positions, &velocities));
+  ck__gas_spread *taken = members;
+  members = NULL;
+  CK_TRY(ck__gas_wrap_spread(taken, &c, 0, forms, positions, velocities, gas));
   (*gas)->drew_velocities = !frame.velocities;
 fail:
+  ck__gas_spread_destroy(members);
   free(positions);
   free(velocities);
   ck__gas_frame_free(&frame);

@@ -34,6 +34,9 @@
  * across corners. Everything that crosses in a grid goes through the
  * host; the resident steps and the copies device to device serve slabs.
  *
+ * A spread of one member holds the whole box, with no cut and no ghosts:
+ * a gas as on one device, stepped by gas.c (ck__gas_spread.whole).
+ *
  * This file holds the phases, a rebuild and a step through the host, in
  * Verlet and cells mode; gas_spread_steps.c a call's steps, resident
  * ones too; gas_spread_deal.c the making and dealing, and what the run
@@ -445,7 +448,7 @@ fail:
 /* The ghosts' positions between rebuilds, device to device, from the
  * calling thread between phases: into each local member's ghost slots,
  * its previous member's then its next's, each queued straight from the
- * sender's packed exports (the member's own, alone in a periodic box). */
+ * sender's packed exports. */
 static ck_status pass_on_devices(ck__gas_spread *s) {
   ck_status status = CK_OK;
   size_t n = s->run->local;
@@ -528,9 +531,10 @@ fail:
 static ck_status all_sums(ck__gas_spread *s, int census, double sums[6]) {
   ck_status status = CK_OK;
   const double *rows[CK_SPREAD_MAX_LOCAL];
-  s->phase_census = census;
+  /* A whole box has no border to lose a particle at, nor member kernels. */
+  s->phase_census = census && !s->whole;
   CK_TRY(ck__gas_spread_each(s, observe_member));
-  if (census)
+  if (s->phase_census)
     CK_TRY(check_census(s));
   for (size_t i = 0; i < s->run->local; ++i)
     rows[i] = s->sums_of[i];
@@ -783,6 +787,10 @@ int ck__gas_spread_rank(const ck__gas_spread *s) {
   return s ? ck__exchange_rank(s->run->exchange) : 0;
 }
 
+const ck_device *ck__gas_spread_whole_device(const ck__gas_spread *s) {
+  return s->whole ? &s->run->devices[0] : NULL;
+}
+
 int ck__gas_spread_strips(const ck__gas_spread *s) {
   return s->members[0].gas ? ck__gas_state(s->members[0].gas)->strips : 0;
 }
@@ -804,8 +812,7 @@ ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
   for (size_t i = 0; i < s->run->local; ++i) {
     const member *m = &s->members[i];
     s->run->units[i] = m->own;
-    /* A member alone sends its ghosts to itself: to no other member. */
-    s->run->bytes_sent[i] = s->total > 1 ? m->bytes : 0;
+    s->run->bytes_sent[i] = m->bytes;
     s->run->slab[i][0] = m->link[0].lo;
     s->run->slab[i][1] = m->link[0].hi;
     s->run->slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;

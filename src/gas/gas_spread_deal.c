@@ -338,6 +338,13 @@ static int walls_along(const ck__gas_spread *s, size_t at, size_t count) {
 static ck_status make_member(ck__gas_spread *s, member *m, size_t i, size_t own,
                              ck_queue **queue) {
   ck_gas_config c = s->config;
+  if (s->whole) {
+    ck_status status =
+        ck__gas_whole_make(&s->run->devices[i], &c, s->forms, &m->gas);
+    if (status == CK_OK)
+      *queue = ck__gas_member_queue(m->gas);
+    return status;
+  }
   int grid = s->stages > 1;
   size_t columns = s->grid[0];
   /* Ghosts of both sides (and of both ways in a grid) at the run's
@@ -411,6 +418,10 @@ static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
   size_t own = m->own;
   double across_origin = s->stages > 1 ? m->link[1].origin : 0;
   CK_TRY(ck__gas_member_build(m->gas));
+  if (s->whole) {
+    m->gas->step = s->step; /* the kicks' noise and rescales count on */
+    return ck__gas_whole_start(m->gas, positions, velocities);
+  }
   CK_TRY(ck__gas_spread_hold_scratch(s, i, own, 4));
   uint32_t *words = s->words[i].data;
   float *reals = s->reals[i].data;
@@ -498,6 +509,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   CK_TRY(ck__engine_open(&gas_kind, s, spread, &s->engine));
   s->run = ck__engine_run(s->engine);
   s->total = ck__engine_members(s->engine);
+  s->whole = s->total == 1;
   s->members = calloc(s->run->local, sizeof *s->members);
   s->weights = calloc(s->total, sizeof *s->weights);
   s->bounds = calloc(s->total + 1, sizeof *s->bounds);
@@ -535,7 +547,9 @@ static ck_status deal(ck__gas_spread *s, const double *positions,
   CK_TRY(status);
   s->resident_ready = 0;
   s->ipc_generation += 1; /* every member made anew */
-  if (s->config.neighbors == CK_GAS_CELLS) {
+  if (s->whole) {
+    /* Its start sorted and computed the first forces. */
+  } else if (s->config.neighbors == CK_GAS_CELLS) {
     /* The first ghosts, and forces without a kick. */
     CK_TRY(ck__gas_spread_cells_step(s, 0, 1));
     ck__gas_spread_ready_to_reside(s);
@@ -656,19 +670,21 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   s->forms = forms;
   s->forms.fine_cells = 0;
   s->step = step;
-  s->axis = config->box_y > config->box_x;
+  s->axis = !s->whole && config->box_y > config->box_x;
   /* Ghosts within the interaction range of a border, which cell lists
    * send again every step (with a hair to spare for the rounding of the
-   * coordinates' shift), and Verlet lists at rebuilds, the skin added. */
-  s->reach = config->neighbors == CK_GAS_CELLS ? config->rc * (1 + 1e-4)
-                                               : config->rc + config->skin;
-  s->pad = config->skin;
+   * coordinates' shift), and Verlet lists at rebuilds, the skin added.
+   * A whole box has no border: one slab, no margins. */
+  s->reach = s->whole                            ? 0
+             : config->neighbors == CK_GAS_CELLS ? config->rc * (1 + 1e-4)
+                                                 : config->rc + config->skin;
+  s->pad = s->whole ? 0 : config->skin;
   s->dof = ck__gas_degrees_of_freedom(config);
   CK_TRY(choose_grid(s));
   /* A grid's members go through the host, and keep their boxes. */
   if (s->stages > 1)
     s->balancing = 0;
-  s->on_devices = s->peers[PREVIOUS][0] != NULL && s->stages == 1;
+  s->on_devices = !s->whole && s->peers[PREVIOUS][0] != NULL && s->stages == 1;
   CK_TRY(ck__gas_spread_between_decide(s));
   CK_TRY(alike_decide(s));
   s->census[0] = config->particles;

@@ -63,7 +63,10 @@ struct ck__gas_spread {
   member *members; /* local ones */
   /* The particles a cut deals, for the engine's cut and set_up. */
   const double *deal_positions, *deal_velocities;
-  size_t total;    /* members in all */
+  size_t total; /* members in all */
+  /* 1 where one member holds the whole box: it keeps no ghosts and steps
+   * as a gas on one device does (its box periodic, its steps gas.c's). */
+  int whole;
   double *weights; /* total: each one's share */
   /* The slabs' borders along the cut (total + 1); in a grid of boxes,
    * its columns' along x (grid[0] + 1) and its rows' along y (grid[1] +
