@@ -58,7 +58,8 @@ typedef enum ck_gas_neighbors {
    * CK_GAS_AUTO_SKIN (not the skin field's) on a GPU from
    * CK_GAS_AUTO_VERLET_FROM particles, where they run faster than cells
    * (unless rc makes the lists too long to accept); all pairs for the
-   * soft-log model; else cells. A spread gas takes cells.
+   * soft-log model; else cells. A spread gas of several members takes
+   * cells; one of one member chooses as its device alone does.
    * ck_gas_describe() gives the choice. */
   CK_GAS_NEIGHBORS_AUTO = 3
 } ck_gas_neighbors;
@@ -302,7 +303,9 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas);
  * holds its particles and ghost copies of its neighbours' within rc +
  * skin of its borders, and particles that cross a border move to their
  * new holder (docs/scale-out.md). Observables, pressure and the
- * RDF match one device's within round-off and statistical error.
+ * RDF match one device's within round-off and statistical error. A
+ * spread of one member (one device, one process) holds the whole box:
+ * it steps as ck_gas_create's gas on that device, bit for bit.
  * Every call on the gas is then collective: each process of the spread
  * makes it, in the same order. ck_gas_get_particles and
  * ck_gas_get_forces fill the arrays on every process; ck_gas_save writes
