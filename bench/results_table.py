@@ -1862,12 +1862,11 @@ def gas_whole_runs():
 
 def gas_whole_rows():
     runs = gas_whole_runs()
+    median = {key: statistics.median(r[0] for r in runs[key]) for key in runs}
     rows = []
     for device in ("cuda:0", "ocl:1.0"):
         for mode, flag in (("auto", ""), ("cells", "--neighbors cells")):
             spread = (flag + " --spread").strip()
-            median = {key: statistics.median(r[0] for r in runs[key])
-                      for key in runs if key[0] == device}
             alone = median[(device, flag, "now")]
             member = median[(device, spread, "now")]
             same = {(r[1], r[2]) for r in runs[(device, flag, "now")] +

@@ -4142,6 +4142,7 @@ static void spread_of_one(const ck_device *ref, const ck_device *ocl) {
       CHECK_OK(ck_gas_create(devices[d], &c, &alone));
       ck_gas *spread = make_spread(devices[d], 1, NULL, &c);
       snapshot runs[2];
+      memset(runs, 0, sizeof runs);
       int taken = 0;
       if (alone && spread) {
         CHECK_OK(ck_gas_step(alone, 25));
@@ -4163,10 +4164,8 @@ static void spread_of_one(const ck_device *ref, const ck_device *ocl) {
       if (taken == 2)
         printf("spread of one on %s, mode %d: U %.9f, as one device\n",
                devices[d]->id, mode, runs[1].o.potential);
-      if (taken >= 1)
-        snapshot_free(&runs[0]);
-      if (taken == 2)
-        snapshot_free(&runs[1]);
+      snapshot_free(&runs[0]);
+      snapshot_free(&runs[1]);
       ck_gas_destroy(alone);
       ck_gas_destroy(spread);
     }

@@ -461,25 +461,16 @@ ck_status ck__gas_member_build(ck_gas *member) {
   return status;
 }
 
-ck_status ck__gas_member_make(const ck_device *device,
-                              const ck_gas_config *config, ck__gas_forms forms,
-                              uint32_t messages, int walls_x, int walls_y,
-                              int tiers, int build, ck_gas **member) {
+/* A spread's member gas (new_gas's, taken over; NULL when out of memory)
+ * given its device state in single precision, its programs built where
+ * build says. */
+static ck_status build_member(const ck_device *device, ck_gas *gas, int build,
+                              ck_gas **member) {
   ck_status status = CK_OK;
-  ck_gas *gas = new_gas(config, forms);
   *member = NULL;
   if (!gas)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  gas->state.member = 1;
-  gas->state.slots = (uint32_t)config->particles;
-  gas->state.walls_x = walls_x;
-  gas->state.walls_y = walls_y;
-  gas->state.slab = walls_y < 0;
-  gas->state.tiers = tiers;
-  gas->state.message_capacity = messages;
   CK_TRY(ck__gas_build_state(device, gas, 0, build));
-  /* Empty until its particles are appended. */
-  gas->state.particles = 0;
   *member = gas;
   gas = NULL;
 fail:
@@ -487,20 +478,30 @@ fail:
   return status;
 }
 
+ck_status ck__gas_member_make(const ck_device *device,
+                              const ck_gas_config *config, ck__gas_forms forms,
+                              uint32_t messages, int walls_x, int walls_y,
+                              int tiers, int build, ck_gas **member) {
+  ck_gas *gas = new_gas(config, forms);
+  if (gas) {
+    gas->state.member = 1;
+    gas->state.slots = (uint32_t)config->particles;
+    gas->state.walls_x = walls_x;
+    gas->state.walls_y = walls_y;
+    gas->state.slab = walls_y < 0;
+    gas->state.tiers = tiers;
+    gas->state.message_capacity = messages;
+  }
+  ck_status status = build_member(device, gas, build, member);
+  if (status == CK_OK)
+    (*member)->state.particles = 0; /* empty until its particles come */
+  return status;
+}
+
 ck_status ck__gas_whole_make(const ck_device *device,
                              const ck_gas_config *config, ck__gas_forms forms,
                              ck_gas **whole) {
-  ck_status status = CK_OK;
-  ck_gas *gas = new_gas(config, forms);
-  *whole = NULL;
-  if (!gas)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  CK_TRY(ck__gas_build_state(device, gas, 0, 0));
-  *whole = gas;
-  gas = NULL;
-fail:
-  ck_gas_destroy(gas);
-  return status;
+  return build_member(device, new_gas(config, forms), 0, whole);
 }
 
 ck_status ck__gas_whole_start(ck_gas *whole, const double *positions,

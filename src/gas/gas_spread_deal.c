@@ -525,8 +525,10 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
   s->tiers_forced = tiers_from != 0;
   s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
-  /* Copies into each member from both neighbours, where it can. */
-  CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
+  /* Copies into each member from both neighbours, where it can; a whole
+   * box has no neighbour. */
+  if (!s->whole)
+    CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
   *made = s;
   return CK_OK;
 fail:
@@ -684,7 +686,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   /* A grid's members go through the host, and keep their boxes. */
   if (s->stages > 1)
     s->balancing = 0;
-  s->on_devices = !s->whole && s->peers[PREVIOUS][0] != NULL && s->stages == 1;
+  s->on_devices = s->peers[PREVIOUS][0] != NULL && s->stages == 1;
   CK_TRY(ck__gas_spread_between_decide(s));
   CK_TRY(alike_decide(s));
   s->census[0] = config->particles;
