@@ -2438,6 +2438,97 @@ H200X2 = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
           "Open MPI 4.1.6; 32 cores of an Intel Xeon")
 
 
+SCALING2 = "h200x2-2026-11-29-scaling"
+
+
+def gas_modes():
+    """{(run, particles, lists asked): (median rate, lists taken)} of
+    gas_modes.txt's three timed runs each."""
+    runs = {}
+    for line in read(SCALING2, "gas_modes.txt").splitlines():
+        match = re.match(r"(\w+) n=(\d+) (\S+) r\d ([\d.e+]+) (\S+)", line)
+        if match:
+            way, n, asked, rate, taken = match.groups()
+            entry = runs.setdefault((way, int(n), asked), ([], taken))
+            entry[0].append(float(rate))
+    return {key: (statistics.median(rates), taken)
+            for key, (rates, taken) in runs.items()}
+
+
+def gas_mode_rows(modes):
+    names = {"alone": "one GPU", "process2": "two GPUs, one process",
+             "mpi2": "two GPUs, MPI"}
+    rows = []
+    for (way, n, asked), (rate, taken) in modes.items():
+        share = n if way == "alone" else n // 2
+        same = modes.get(("alone", share, taken))
+        default = modes[("alone", share, "auto")][0]
+        gpus = 1 if way == "alone" else 2
+        rows.append([f"{n / 1e6:.0f}M", names[way], f"`{asked}`", taken,
+                     num(rate),
+                     f"{rate / (2 * same[0]) * 100:.1f}%"
+                     if same and gpus == 2 else "-",
+                     f"{rate / (gpus * default) * 100:.1f}%"])
+    return rows
+
+
+def h200x2_scaling():
+    run = SCALING2
+    body = scaling_body(run)
+    mlp = read(run, "mlp_scaling.md").splitlines()
+    modes = gas_modes()
+    cells = modes[("process2", 8000000, "cells")][0]
+    verlet = modes[("alone", 4000000, "auto")][0]
+    lists = modes[("alone", 4000000, "cells")][0]
+    return f"""### Spread runs
+
+Throughput of one run spread over both GPUs (`--spread`), in one process
+and over MPI with one rank a GPU, against one GPU without `--spread`.
+Every run takes its default settings but the size and equal shares.
+Each figure is the median of three runs after an untimed one.
+
+{source([(run, "scaling.md"), (run, "mlp_scaling.md"),
+         (run, "mlp_scaling.csv"), (run, "allreduce.csv"),
+         (run, "check.txt"), (run, "machine.txt")],
+        H200X2, "2026-11-29",
+        "`REPEAT=3 TSPLIB_DIR=DIR bench/multi_gpu.sh OUT machine build "
+        "check pso ga aco gas nn`")}
+
+{body}
+
+`{mlp[0][2:]}`
+
+""" + "\n".join(line for line in mlp if line.startswith("|")) + f"""
+
+- Every workload's spread over two GPUs runs faster than one GPU.
+- The ACO's strong rows keep 512 ants: two GPUs run them as fast as
+  one runs 256, so the run takes as long.
+- The gas's spread of two members takes cell lists by default. One GPU
+  alone takes Verlet lists from 2²⁰ particles: at 4M particles they run
+  {verlet / lists:.2f} times as fast as its cells. Against one GPU's
+  cells, two GPUs give {cells / (2 * lists) * 100:.1f}% (weak).
+- `check.txt`: `test_cuda` passes, and the gas's and the GA's spreads
+  give the same figures every way.
+
+The gas by its neighbour lists, 1000 steps (`gas_modes.txt`): the
+median of three runs after an untimed one. The last two columns compare
+two GPUs with twice one GPU alone on a GPU's share of the particles:
+in the lists the spread took, and in one GPU's default.
+
+{source([(run, "gas_modes.txt")], H200X2, "2026-11-29",
+        "`clkit run gas --particles N --steps 1000 --neighbors L --device "
+        "cuda:0[,cuda:1 --spread --shares 1,1] --log-every 0 --json "
+        "--quiet`, and `mpirun -np 2` with `--device cuda`")}
+
+{table(["particles", "run", "asked", "lists", "particle-steps/s",
+        "against alone, same lists", "against alone, default"],
+       gas_mode_rows(modes))}
+
+- A spread's Verlet step reads each member's rebuild flag on the host
+  every step, and drifts in a launch of its own. One device reads no
+  flag and drifts inside the forces' launch."""
+
+
 def h200x2_aco_engine():
     run = "h200x2-2026-11-28-aco-engine"
     body = scaling_body(run)
@@ -2610,7 +2701,7 @@ SECTIONS = [
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user,
                       h200_user_stream, h200_gas_verlet, h200_gas_ahead,
                       h200_aco_ants, h200_engine, h200_gas_whole]),
-    ("2 NVIDIA H200", [h200x2_aco_engine, h200x2_gas_engine,
+    ("2 NVIDIA H200", [h200x2_scaling, h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),

@@ -281,6 +281,7 @@ static void watch(void) {
   ck__history_free(&history);
 }
 
+#ifndef NDEBUG
 /* How a child that makes call ends: 1 where SIGABRT ended it (a failed
  * assert), 0 where it returned, -1 where it could not run. */
 static int aborts(void (*call)(void)) {
@@ -315,6 +316,8 @@ static void watch_past_the_row(void) {
   ck__history_watch(&history, 2, 0, 0);
   ck__history_free(&history);
 }
+
+#endif
 
 /* The contract is asserted in a debug build; a release build (NDEBUG)
  * leaves the asserts out, and such calls are the caller's fault. */
