@@ -2441,11 +2441,11 @@ H200X2 = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
 SCALING2 = "h200x2-2026-11-29-scaling"
 
 
-def gas_modes():
-    """{(run, particles, lists asked): (median rate, lists taken)} of
-    gas_modes.txt's three timed runs each."""
+def gas_modes(name="gas_modes.txt"):
+    """{(run, particles, lists asked): (median rate, lists taken)} of a
+    file's timed runs (gas_modes.txt, gas_slabs.txt)."""
     runs = {}
-    for line in read(SCALING2, "gas_modes.txt").splitlines():
+    for line in read(SCALING2, name).splitlines():
         match = re.match(r"(\w+) n=(\d+) (\S+) r\d ([\d.e+]+) (\S+)", line)
         if match:
             way, n, asked, rate, taken = match.groups()
@@ -2469,6 +2469,23 @@ def gas_mode_rows(modes):
                      f"{rate / (2 * same[0]) * 100:.1f}%"
                      if same and gpus == 2 else "-",
                      f"{rate / (gpus * default) * 100:.1f}%"])
+    return rows
+
+
+def gas_slab_rows(modes):
+    """Two members' cells against their Verlet lists, by size."""
+    both = dict(modes)
+    both.update(gas_modes("gas_slabs.txt"))
+    names = {"process2": "one process", "mpi2": "MPI"}
+    rows = []
+    for n in sorted({n for way, n, _ in both if way in names}):
+        for way in names:
+            cells = both.get((way, n, "cells"))
+            verlet = both.get((way, n, "verlet:0.5"))
+            if cells and verlet:
+                rows.append([f"{n // 2 / 1e6:.0f}M", names[way],
+                             num(cells[0]), num(verlet[0]),
+                             f"{verlet[0] / cells[0]:.2f}"])
     return rows
 
 
@@ -2503,7 +2520,7 @@ Each figure is the median of three runs after an untimed one.
 - Every workload's spread over two GPUs runs faster than one GPU.
 - The ACO's strong rows keep 512 ants: two GPUs run them as fast as
   one runs 256, so the run takes as long.
-- The gas's spread of two members takes cell lists by default. One GPU
+- The gas's two members of 4M particles each took cell lists. One GPU
   alone takes Verlet lists from 2²⁰ particles: at 4M particles they run
   {verlet / lists:.2f} times as fast as its cells. Against one GPU's
   cells, two GPUs give {cells / (2 * lists) * 100:.1f}% (weak).
@@ -2526,7 +2543,23 @@ in the lists the spread took, and in one GPU's default.
 
 - A spread's Verlet step reads each member's rebuild flag on the host
   every step, and drifts in a launch of its own. One device reads no
-  flag and drifts inside the forces' launch."""
+  flag and drifts inside the forces' launch.
+
+Cells against Verlet lists by a member's particles, two members
+(`gas_slabs.txt` beside `gas_modes.txt`; 600 steps there, the median of
+two runs after an untimed one). From these, `auto` takes Verlet lists
+for a spread whose members are all GPUs from 6,000,000 particles a
+member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`); these runs asked for each
+mode.
+
+{source([(run, "gas_slabs.txt"), (run, "gas_modes.txt")], H200X2,
+        "2026-11-29",
+        "`clkit run gas --particles N --steps S --neighbors L --device "
+        "cuda:0,cuda:1 --spread --shares 1,1 --log-every 0 --json "
+        "--quiet`, and `mpirun -np 2` with `--device cuda`")}
+
+{table(["particles a member", "run", "cells", "verlet:0.5",
+        "verlet / cells"], gas_slab_rows(modes))}"""
 
 
 def h200x2_aco_engine():

@@ -1282,12 +1282,48 @@ static ck_gas_neighbors auto_mode(const ck_device *device, size_t n,
   return mode;
 }
 
+/* The mode CK_GAS_NEIGHBORS_AUTO picks for a spread of `members`, all
+ * GPUs or not, with n particles and cutoff rc (0: the default). */
+static ck_gas_neighbors members_mode(size_t members, int gpus, size_t n,
+                                     double rc) {
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = n;
+  if (rc > 0)
+    c.rc = rc;
+  ck__gas_place place = {NULL, members, gpus};
+  ck__gas_pick_neighbors(&place, &c);
+  CHECK(c.neighbors != CK_GAS_VERLET || c.skin == CK_GAS_AUTO_SKIN);
+  return c.neighbors;
+}
+
+/* A spread of several members takes Verlet lists where all are GPUs and
+ * each holds CK_GAS_AUTO_VERLET_MEMBER_FROM particles on average; a mode
+ * asked for stays. */
+static void neighbors_auto_members(void) {
+  size_t from = CK_GAS_AUTO_VERLET_MEMBER_FROM;
+  CHECK(members_mode(2, 1, 2 * from, 0) == CK_GAS_VERLET);
+  CHECK(members_mode(3, 1, 3 * from, 0) == CK_GAS_VERLET);
+  CHECK(members_mode(2, 1, 2 * from - 1, 0) == CK_GAS_CELLS);
+  CHECK(members_mode(3, 1, 2 * from, 0) == CK_GAS_CELLS);
+  CHECK(members_mode(2, 0, 4 * from, 0) == CK_GAS_CELLS);
+  CHECK(members_mode(2, 1, 2 * from, 25) == CK_GAS_CELLS);
+  ck_gas_config c;
+  ck_gas_config_init(&c);
+  c.particles = 4 * from;
+  c.neighbors = CK_GAS_CELLS;
+  ck__gas_place place = {NULL, 2, 1};
+  ck__gas_pick_neighbors(&place, &c);
+  CHECK(c.neighbors == CK_GAS_CELLS);
+}
+
 /* The default neighbours' mode is chosen by device, size and model. */
 static void neighbors_auto(const ck_device *ref, const ck_device *ocl) {
   ck_gas_config c;
   ck_gas_config_init(&c);
   CHECK(c.neighbors == CK_GAS_NEIGHBORS_AUTO);
   double skin;
+  neighbors_auto_members();
   CHECK(auto_mode(ref, 500, CK_GAS_LENNARD_JONES, 0, &skin) == CK_GAS_CELLS);
   CHECK(auto_mode(ref, 500, CK_GAS_SOFT_LOG, 0, &skin) == CK_GAS_ALL_PAIRS);
   /* Verlet lists asked for at rc 25 are refused (their lists would be too

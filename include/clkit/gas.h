@@ -58,14 +58,18 @@ typedef enum ck_gas_neighbors {
    * CK_GAS_AUTO_SKIN (not the skin field's) on a GPU from
    * CK_GAS_AUTO_VERLET_FROM particles, where they run faster than cells
    * (unless rc makes the lists too long to accept); all pairs for the
-   * soft-log model; else cells. A spread gas of several members takes
-   * cells; one of one member chooses as its device alone does.
-   * ck_gas_describe() gives the choice. */
+   * soft-log model; else cells. A spread gas of one member chooses as its
+   * device alone does; one of several takes those lists where every
+   * member is a GPU and holds CK_GAS_AUTO_VERLET_MEMBER_FROM particles
+   * (on average), else cells. ck_gas_describe() gives the choice. */
   CK_GAS_NEIGHBORS_AUTO = 3
 } ck_gas_neighbors;
 
 #define CK_GAS_AUTO_SKIN 0.5
 #define CK_GAS_AUTO_VERLET_FROM (1u << 20)
+/* A spread member's Verlet steps wait on the host each step; on two
+ * H200s their lists beat cells from about 5M particles a member. */
+#define CK_GAS_AUTO_VERLET_MEMBER_FROM 6000000u
 
 typedef enum ck_gas_thermostat {
   CK_GAS_NVE = 0,

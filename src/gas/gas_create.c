@@ -300,20 +300,24 @@ fail:
   return status;
 }
 
-/* CK_GAS_NEIGHBORS_AUTO made a mode for the device (NULL: a spread's
- * members) and the box, as clkit/gas.h gives it: Verlet lists only where
- * they would be accepted had they been asked for. On an H200 at density
- * 0.7, Verlet lists with skin 0.5 and cells broke even at about 1M
- * particles (bench/RESULTS.md). */
-static void pick_neighbors(const ck_device *device, ck_gas_config *c) {
+/* Verlet lists only where they would be accepted had they been asked
+ * for. On an H200 at density 0.7, Verlet lists with skin 0.5 and cells
+ * broke even at about 1M particles alone, and at about 5M a member of a
+ * spread over two (bench/RESULTS.md). */
+void ck__gas_pick_neighbors(const ck__gas_place *place, ck_gas_config *c) {
   if (c->neighbors != CK_GAS_NEIGHBORS_AUTO)
     return;
-  int gpu =
-      device && device->kind == CK_KIND_GPU && ck__device_runs_kernels(device);
+  const ck_device *device = place->device;
+  int alone = device != NULL;
+  int gpu = alone
+                ? device->kind == CK_KIND_GPU && ck__device_runs_kernels(device)
+                : place->gpus;
+  size_t each = alone ? c->particles : c->particles / place->members;
+  size_t from =
+      alone ? CK_GAS_AUTO_VERLET_FROM : CK_GAS_AUTO_VERLET_MEMBER_FROM;
   if (c->model == CK_GAS_SOFT_LOG) {
     c->neighbors = CK_GAS_ALL_PAIRS;
-  } else if (gpu && c->particles >= CK_GAS_AUTO_VERLET_FROM &&
-             CK_GAS_AUTO_SKIN <= c->rc &&
+  } else if (gpu && each >= from && CK_GAS_AUTO_SKIN <= c->rc &&
              ck__gas_lists_fit(c, CK_GAS_AUTO_SKIN)) {
     c->neighbors = CK_GAS_VERLET;
     c->skin = CK_GAS_AUTO_SKIN;
@@ -322,13 +326,13 @@ static void pick_neighbors(const ck_device *device, ck_gas_config *c) {
   }
 }
 
-/* The configuration c (the caller's copy) checked and resolved for the
- * device (NULL: a spread's members): the XYZ file's particles and box
- * read into frame (the caller's), or the caller's arrays checked; the
- * neighbours' mode; the box from the density. *box_option names the
+/* The configuration c (the caller's copy) checked and resolved for its
+ * place: the XYZ file's particles and box read into frame (the
+ * caller's), or the caller's arrays checked; the neighbours' mode; the
+ * box from the density. *box_option names the
  * field that set the box. With temperature_given set, a file with
  * velocities refuses the temperature, which it would leave unused. */
-static ck_status resolve_start(const ck_device *device, ck_gas_config *c,
+static ck_status resolve_start(const ck__gas_place *place, ck_gas_config *c,
                                int temperature_given, ck__gas_frame *frame,
                                const char **box_option) {
   ck_status status = CK_OK;
@@ -342,7 +346,7 @@ static ck_status resolve_start(const ck_device *device, ck_gas_config *c,
     CK_TRY(check_start_arrays(c));
   *box_option = c->box_x != 0 || c->box_y != 0 ? "box_x" : "density";
   CK_TRY(ck__gas_resolve_box(c));
-  pick_neighbors(device, c);
+  ck__gas_pick_neighbors(place, c);
   CK_TRY(ck__gas_check_cutoff_fits(c));
 fail:
   return status;
@@ -414,7 +418,8 @@ static ck_status create_gas(const ck_device *device,
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   ck_gas_config *c = &gas->config;
   const char *box_option = NULL;
-  CK_TRY(resolve_start(device, c, temperature_given, &frame, &box_option));
+  ck__gas_place place = {device, 1, 0};
+  CK_TRY(resolve_start(&place, c, temperature_given, &frame, &box_option));
   /* The device's buffers first: a system that cannot fit fails there,
    * before the host holds its starting state. */
   CK_TRY(ck__gas_build_state(device, gas, double_precision, 1));
@@ -563,8 +568,8 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
   ck__gas_spread *members = NULL;
   CK_TRY(ck__gas_spread_begin(spread, &members));
   /* A whole box's member picks its neighbours' mode as one device does. */
-  CK_TRY(resolve_start(ck__gas_spread_whole_device(members), &c,
-                       temperature_given, &frame, &box_option));
+  ck__gas_place place = ck__gas_spread_place(members);
+  CK_TRY(resolve_start(&place, &c, temperature_given, &frame, &box_option));
   CK_TRY(ck__gas_spread_check(&c));
   CK_TRY(start_particles(&c, &frame, box_option, 0, &positions, &velocities));
   ck__gas_spread *taken = members;

@@ -477,9 +477,19 @@ ck_status ck__gas_spread_broadcast(ck__gas_spread *spread, void *data,
                                    size_t size);
 /* This process's rank (0 alone). */
 int ck__gas_spread_rank(const ck__gas_spread *spread);
-/* The device of a spread whose one member holds the whole box, else
- * NULL. */
-const ck_device *ck__gas_spread_whole_device(const ck__gas_spread *spread);
+/* Where a gas runs, for its default neighbours: one device (a gas
+ * alone, or a spread's whole box), or `members` members, all GPUs or
+ * not (device NULL). */
+typedef struct ck__gas_place {
+  const ck_device *device;
+  size_t members;
+  int gpus;
+} ck__gas_place;
+/* CK_GAS_NEIGHBORS_AUTO in c made a mode for place and c's particles
+ * (clkit/gas.h); any other mode is kept. */
+void ck__gas_pick_neighbors(const ck__gas_place *place, ck_gas_config *c);
+/* Where a spread's members run. */
+ck__gas_place ck__gas_spread_place(const ck__gas_spread *spread);
 /* 1 when this process's first member computes forces from strips. */
 int ck__gas_spread_strips(const ck__gas_spread *spread);
 /* Waits for every member's queue; their kernel seconds, summed. */

@@ -787,8 +787,10 @@ int ck__gas_spread_rank(const ck__gas_spread *s) {
   return s ? ck__exchange_rank(s->run->exchange) : 0;
 }
 
-const ck_device *ck__gas_spread_whole_device(const ck__gas_spread *s) {
-  return s->whole ? &s->run->devices[0] : NULL;
+ck__gas_place ck__gas_spread_place(const ck__gas_spread *s) {
+  ck__gas_place place = {s->whole ? &s->run->devices[0] : NULL, s->total,
+                         s->gpus};
+  return place;
 }
 
 int ck__gas_spread_strips(const ck__gas_spread *s) {

@@ -500,6 +500,21 @@ static const ck__engine_kind gas_kind = {.unit_name = "particles",
                                          .set_up = gas_set_up,
                                          .teardown = gas_teardown};
 
+/* Whether every member of every process is a GPU that runs kernels
+ * (collective): the default neighbours depend on it. */
+static ck_status count_gpus(ck__gas_spread *s) {
+  double others[CK_SPREAD_MAX_LOCAL], sum = 0;
+  for (size_t i = 0; i < s->run->local; ++i) {
+    const ck_device *device = &s->run->devices[i];
+    others[i] =
+        !(device->kind == CK_KIND_GPU && ck__device_runs_kernels(device));
+  }
+  ck_status status =
+      ck__exchange_sum_rows(s->run->exchange, others, 1, &sum, 1);
+  s->gpus = status == CK_OK && sum == 0;
+  return status;
+}
+
 ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck_status status = CK_OK;
   ck__gas_spread *s = calloc(1, sizeof *s);
@@ -518,6 +533,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
       s->engine, s->members && s->weights && s->bounds && s->bounds_y
                      ? CK_OK
                      : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
+  CK_TRY(count_gpus(s));
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;

@@ -67,6 +67,7 @@ struct ck__gas_spread {
   /* 1 where one member holds the whole box: it keeps no ghosts and steps
    * as a gas on one device does (its box periodic, its steps gas.c's). */
   int whole;
+  int gpus; /* every member, on every process, is a GPU that runs kernels */
   double *weights; /* total: each one's share */
   /* The slabs' borders along the cut (total + 1); in a grid of boxes,
    * its columns' along x (grid[0] + 1) and its rows' along y (grid[1] +
