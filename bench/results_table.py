@@ -2545,12 +2545,11 @@ in the lists the spread took, and in one GPU's default.
   every step, and drifts in a launch of its own. One device reads no
   flag and drifts inside the forces' launch.
 
-Cells against Verlet lists by a member's particles, two members
-(`gas_slabs.txt` beside `gas_modes.txt`; 600 steps there, the median of
-two runs after an untimed one). From these, `auto` takes Verlet lists
-for a spread whose members are all GPUs from 6,000,000 particles a
-member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`); these runs asked for each
-mode.
+Two members' cells against their Verlet lists, by a member's
+particles. `gas_slabs.txt` runs 600 steps: the median of two runs after
+an untimed one. These runs ask for each mode. From them, `auto` takes
+Verlet lists where every member is a GPU with 6,000,000 particles or
+more (`CK_GAS_AUTO_VERLET_MEMBER_FROM`).
 
 {source([(run, "gas_slabs.txt"), (run, "gas_modes.txt")], H200X2,
         "2026-11-29",
