@@ -105,7 +105,7 @@ ck_aco_method ck__aco_method_for(const ck_device *device, uint32_t n,
                                  ck_aco_method asked) {
   if (asked != CK_ACO_METHOD_AUTO)
     return asked;
-  int gpu = device->kind == CK_KIND_GPU && ck__device_runs_kernels(device);
+  int gpu = ck__device_is_gpu(device);
   int wide = gpu || device->compute_units >= CK_ACO_WIDE_CPU_UNITS;
   return n >= (wide ? CK_ACO_FOCUS_FROM_GPU : CK_ACO_FOCUS_FROM_CPU)
              ? CK_ACO_FOCUSED

@@ -309,9 +309,7 @@ void ck__gas_pick_neighbors(const ck__gas_place *place, ck_gas_config *c) {
     return;
   const ck_device *device = place->device;
   int alone = device != NULL;
-  int gpu = alone
-                ? device->kind == CK_KIND_GPU && ck__device_runs_kernels(device)
-                : place->gpus;
+  int gpu = alone ? ck__device_is_gpu(device) : place->gpus;
   size_t each = alone ? c->particles : c->particles / place->members;
   size_t from =
       alone ? CK_GAS_AUTO_VERLET_FROM : CK_GAS_AUTO_VERLET_MEMBER_FROM;

@@ -504,11 +504,8 @@ static const ck__engine_kind gas_kind = {.unit_name = "particles",
  * (collective): the default neighbours depend on it. */
 static ck_status count_gpus(ck__gas_spread *s) {
   double others[CK_SPREAD_MAX_LOCAL], sum = 0;
-  for (size_t i = 0; i < s->run->local; ++i) {
-    const ck_device *device = &s->run->devices[i];
-    others[i] =
-        !(device->kind == CK_KIND_GPU && ck__device_runs_kernels(device));
-  }
+  for (size_t i = 0; i < s->run->local; ++i)
+    others[i] = !ck__device_is_gpu(&s->run->devices[i]);
   ck_status status =
       ck__exchange_sum_rows(s->run->exchange, others, 1, &sum, 1);
   s->gpus = status == CK_OK && sum == 0;

@@ -393,6 +393,11 @@ int ck__device_runs_kernels(const ck_device *device) {
   return device->backend != CK_BACKEND_REF;
 }
 
+int ck__device_is_gpu(const ck_device *device) {
+  assert(device);
+  return device->kind == CK_KIND_GPU && ck__device_runs_kernels(device);
+}
+
 int ck__device_has_fp64(const ck_device *device) {
   assert(device);
   return !ck__device_runs_kernels(device) || device->has_fp64;

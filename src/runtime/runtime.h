@@ -48,6 +48,9 @@ void ck__device_reference(ck_device *device);
  *   capability 8.0 or later; before it, TF32 mode quietly computes in
  *   FP32). */
 int ck__device_runs_kernels(const ck_device *device);
+/* A GPU that runs kernels (ref never does): where the workloads' GPU
+ * defaults apply. */
+int ck__device_is_gpu(const ck_device *device);
 int ck__device_has_fp64(const ck_device *device);
 int ck__device_has_vector_types(const ck_device *device);
 int ck__device_shares_between_processes(const ck_device *device);
