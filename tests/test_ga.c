@@ -2183,11 +2183,11 @@ static void fused_user_objective(const ck_device *device) {
       c.double_precision = fp64;
       ck_ga *ga = create(device, &c);
       if (ga)
-        fused[k] = ga->state.fused_user;
+        fused[k] = ck__ga_state(ga)->fused_user;
       /* ga.cu's islands are resident at any dim it takes. */
       if (ga && k == 0) {
-        resident = ga->state.fused_migration;
-        native = ga->state.native_evolve_kernel != NULL;
+        resident = ck__ga_state(ga)->fused_migration;
+        native = ck__ga_state(ga)->native_evolve_kernel != NULL;
       }
       taken += ga_end_take(ga, 30, &ends[k]);
     }

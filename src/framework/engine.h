@@ -41,7 +41,8 @@
  *   members, random cycles' gathered, or device to device). Between
  *   rounds the front reads every member's statistics (ck__engine_each)
  *   and finds the best from them: ties to the earliest round, then the
- *   lowest island.
+ *   lowest island. A GA on one device is a run of one member; an
+ *   ask/tell GA's member is stepped by the caller's tells.
  * - MLP (src/nn/nn_spread.c): units the rows of a batch; a network on one
  *   device is a run of one member. Every member holds the whole network,
  *   so the kind has no step and runs its phases through

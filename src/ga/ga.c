@@ -1,8 +1,10 @@
 /*
- * ga.c - the GA driver: the loop over generations, migrations and
- * stopping rules over a backend's steps (ref, OpenCL, or CUDA's native
- * generation), its statistics and host objectives.
+ * ga.c - the GA driver: a member's generations, migrations and
+ * statistics over a backend's steps (ref, OpenCL, or CUDA's native
+ * generation), host objectives and ask/tell; and the run's loop and
+ * stopping rules over its members (ga_spread.c), one device's too.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +18,18 @@
 
 CK__STEPS_TABLE(ck__ga_steps, 9);
 
+ck_ga *ck__ga_alone(ck_ga *ga) {
+  return ga->spread ? ga->spread->members[0].ga : ga;
+}
+
 ga_state *ck__ga_state(ck_ga *ga) {
-  return &ga->state;
+  return &ck__ga_alone(ga)->state;
 }
 
 ck_status ck__ga_settle(ck_ga *ga) {
   if (!ga)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT, "ck__ga_settle: NULL GA");
+  ga = ck__ga_alone(ga);
   if (!ga->immigration_pending)
     return CK_OK;
   ga->immigration_pending = 0;
@@ -262,22 +269,6 @@ fail:
   return status;
 }
 
-/* Evolves up to `count` generations (ck__ga_next_run's), migrating where the
- * schedule says; returns how many in *made. */
-static ck_status advance(ck_ga *ga, uint64_t count, uint64_t *made) {
-  ck_status status = CK_OK;
-  int migrates = 0;
-  uint32_t inside = 0;
-  uint64_t k = ck__ga_next_run(ga, count, &migrates, &inside);
-  CK_TRY(evolve_and_send(ga, k, migrates, inside));
-  CK_TRY(receive(ga, migrates));
-  if (ga->stats_used == ga->state.stats_capacity)
-    CK_TRY(ck__ga_flush_stats(ga));
-  *made = k;
-fail:
-  return status;
-}
-
 ck_status ck__ga_slice_send(ck_ga *slice, uint64_t count, int migrates,
                             uint32_t inside) {
   return evolve_and_send(slice, count, migrates, inside);
@@ -334,18 +325,7 @@ static ck_status not_ask_tell(const ck_ga *ga, const char *function) {
 ck_status ck_ga_step(ck_ga *ga, uint64_t generations) {
   CK__REQUIRE(ga);
   ck_status refused = not_ask_tell(ga, "ck_ga_step");
-  if (refused)
-    return refused;
-  if (ga->spread)
-    return ck__ga_spread_step(ga, generations);
-  while (generations > 0) {
-    uint64_t made = 0;
-    ck_status status = advance(ga, generations, &made);
-    if (status)
-      return status;
-    generations -= made;
-  }
-  return CK_OK;
+  return refused ? refused : ck__ga_spread_step(ga, generations);
 }
 
 static ck_status run_step(void *self, uint64_t steps) {
@@ -358,24 +338,7 @@ static ck_status run_read(void *self, uint64_t steps,
   ck_status status = ck__ga_flush_stats(ga);
   if (status == CK_OK)
     ck__loop_read_history(&ga->history, steps, reading);
-  if (status == CK_OK && ga->spread)
-    status = ck__spread_clock_read(ck__ga_spread_run(ga), &ga->clock, steps,
-                                   reading);
   return status;
-}
-
-/* A spread run's generations to its next read, as its processes agreed. */
-static uint64_t run_due(void *self, uint64_t steps) {
-  (void)steps;
-  return ((ck_ga *)self)->clock.chunk;
-}
-
-/* Kernel time so far: the queue's, or a spread's members' summed. */
-static void kernel_seconds(ck_ga *ga, double *seconds) {
-  if (ga->spread)
-    *seconds = ck__spread_kernel_seconds(ck__ga_spread_run(ga));
-  else
-    ck_queue_get_kernel_seconds(ga->state.queue, seconds);
 }
 
 ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
@@ -417,20 +380,16 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
                           .timeline = ga->timeline,
                           .timeline_from = ga->generation};
   ck__loop_driver driver = {ga, run_step, run_read, NULL};
-  if (ga->spread)
-    ck__spread_clock_start(&ga->clock, &rules, &driver, run_due);
   ck__loop_outcome outcome;
-  double kernel_before = 0, kernel_after = 0;
-  kernel_seconds(ga, &kernel_before);
+  ck__spread_run *run = ck__ga_spread_run(ga);
+  double kernel_before = ck__spread_kernel_seconds(run);
   /* Every generation's best is checked against the target as it is read,
    * before the history thins it out. */
   if (config->has_target)
     ck__history_watch(&ga->history, 0, config->target, ga->generation);
-  CK_TRY(ck__loop_run(&rules, &driver, &outcome));
-  /* A spread run's steps end reading every member's statistics. */
-  if (!ga->spread)
-    CK_TRY(ck_queue_finish(state->queue));
-  kernel_seconds(ga, &kernel_after);
+  CK_TRY(ck__engine_loop(ga->spread->engine, &rules, &driver, &outcome));
+  /* Steps end reading every member's statistics: its queue is done. */
+  double kernel_after = ck__spread_kernel_seconds(run);
   report->stopped_by = outcome.stopped_by;
   report->target_generation = outcome.target_step;
   report->wall_s = outcome.wall_s;
@@ -455,9 +414,10 @@ fail:
 ck_status ck_ga_get_best(ck_ga *ga, double *value, double *position) {
   ck_status status;
   CK__REQUIRE(ga);
-  if (ga->spread)
+  /* An ask/tell GA's member finds its best at each tell. */
+  if (!ga->config.ask_tell)
     return ck__ga_spread_best(ga->spread, value, position);
-  ga_state *state = &ga->state;
+  ga_state *state = &ck__ga_alone(ga)->state;
   if (value && (status = ck__reals_read(state->queue, state->best_value,
                                         state->double_precision, value, 1)))
     return status;
@@ -487,7 +447,9 @@ ck_status ck_ga_ask(ck_ga *ga, double *x) {
   CK__REQUIRE(ga);
   CK__REQUIRE(x);
   ck_status status = is_ask_tell(ga, "ck_ga_ask");
-  return status ? status : read_individuals(ga, (int)(asked(ga) & 1), x);
+  ck_ga *member = ck__ga_alone(ga);
+  return status ? status
+                : read_individuals(member, (int)(asked(member) & 1), x);
 }
 
 /* As ck_ga_step's generations do one by one: the generation's statistics,
@@ -522,6 +484,7 @@ ck_status ck_ga_tell(ck_ga *ga, const double *f) {
   CK__REQUIRE(ga);
   CK__REQUIRE(f);
   CK_TRY(is_ask_tell(ga, "ck_ga_tell"));
+  ga = ck__ga_alone(ga);
   uint64_t generation = asked(ga);
   CK_TRY(write_fitness(ga, (int)(generation & 1), f));
   CK_TRY(told(ga, generation));
@@ -532,8 +495,9 @@ fail:
 ck_status ck_ga_ask_device(ck_ga *ga, ck_device_batch *batch) {
   CK__REQUIRE(ga);
   CK__REQUIRE(batch);
-  ga_state *state = &ga->state;
   ck_status status = is_ask_tell(ga, "ck_ga_ask_device");
+  ga = ck__ga_alone(ga);
+  ga_state *state = &ga->state;
   return status
              ? status
              : ck__device_batch_open(state->queue,
@@ -546,8 +510,9 @@ ck_status ck_ga_tell_device(ck_ga *ga, const ck_device_batch *batch) {
   ck_status status = CK_OK;
   CK__REQUIRE(ga);
   CK__REQUIRE(batch);
-  ga_state *state = &ga->state;
   CK_TRY(is_ask_tell(ga, "ck_ga_tell_device"));
+  ga = ck__ga_alone(ga);
+  ga_state *state = &ga->state;
   uint64_t generation = asked(ga);
   CK_TRY(ck__device_batch_take(batch, state->queue,
                                state->fitness[generation & 1], state->total,
@@ -578,6 +543,9 @@ ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
                             const double **island_mean, size_t *count) {
   CK__REQUIRE(ga);
   CK__REQUIRE(count);
+  /* An ask/tell GA's member keeps the history it is told. */
+  if (ga->config.ask_tell)
+    ga = ck__ga_alone(ga);
   ck_status status = ck__ga_flush_stats(ga);
   if (status)
     return status;
@@ -597,6 +565,8 @@ ck_status ck_ga_get_history(ck_ga *ga, const double **best, const double **mean,
 ck_status ck_ga_get_history_stride(ck_ga *ga, uint64_t *stride) {
   CK__REQUIRE(ga);
   CK__REQUIRE(stride);
+  if (ga->config.ask_tell)
+    ga = ck__ga_alone(ga);
   *stride = ga->history.stride;
   return CK_OK;
 }

@@ -366,10 +366,9 @@ static ck_status set_up(ck_ga *created) {
    * compiles a kernel at its first launch, and a CUDA module may load a
    * kernel at its first, so neither falls in the timed run. Still inside
    * it: the first migration's kernels where migrations are launches of
-   * their own (islands not resident in local memory on OpenCL). A spread
-   * run's member keeps generation 0's statistics for the run to read. */
-  if (!created->sliced)
-    CK_TRY(ck__ga_flush_stats(created));
+   * their own (islands not resident in local memory on OpenCL). The
+   * member keeps generation 0's statistics for the run to read, which it
+   * does before it returns (ck__ga_create_run). */
   CK_TRY(created->steps->evolve(state, 1, 0, 0, 0));
   CK_TRY(ck_queue_finish(state->queue));
 fail:
@@ -386,7 +385,6 @@ ck_status ck__ga_slice_allocate(const ck_device *device,
   created = calloc(1, sizeof *created);
   if (!created)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
-  created->sliced = slice != NULL;
   CK_TRY(tune(created, device, config, slice));
   CK_TRY(allocate(created, device, config));
   *ga = created;
@@ -401,23 +399,51 @@ ck_status ck__ga_slice_set_up(ck_ga *ga) {
   return status ? status : set_up(ga);
 }
 
+/* A GA over spread's devices (one, for ck_ga_create): the whole run's
+ * settings in the front, its islands in the members of the engine, and
+ * generation 0's statistics and best read, as every step ends. */
+static ck_status create_run(const ck_spread *spread, const ck_ga_config *config,
+                            ck_ga **ga) {
+  ck_status status = CK_OK;
+  ck_ga *created = calloc(1, sizeof *created);
+  if (!created)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
+  CK_TRY(tune(created, &spread->devices[0], config, NULL));
+  CK_TRY(make_history(created, config));
+  CK_TRY(ck__ga_spread_create(created, spread, config, &created->spread,
+                              &created->state.stats_capacity,
+                              &created->state.span_segments));
+  created->build_seconds = ck__ga_spread_build_seconds(created->spread);
+  CK_TRY(make_stats_host(created));
+  /* An ask/tell GA's generation 0 is scored at its first ck_ga_tell. */
+  if (!config->ask_tell) {
+    created->stats_used = 1;
+    CK_TRY(ck__ga_spread_step(created, 0));
+  }
+  *ga = created;
+  return CK_OK;
+fail:
+  ck_ga_destroy(created);
+  return status;
+}
+
 ck_status ck_ga_create(const ck_device *device, const ck_ga_config *config,
                        ck_ga **ga) {
+  ck_status status = CK_OK;
   CK__REQUIRE(device);
   CK__REQUIRE(config);
   CK__REQUIRE(ga);
-  ck_status status = ck__ga_slice_allocate(device, config, NULL, ga);
-  if (status == CK_OK && (status = ck__ga_slice_set_up(*ga)) != CK_OK) {
-    ck_ga_destroy(*ga);
-    *ga = NULL;
-  }
+  *ga = NULL;
+  CK_TRY(check_config(config));
+  ck_spread one = {.devices = device, .device_count = 1};
+  CK_TRY(create_run(&one, config, ga));
+fail:
   return status;
 }
 
 ck_status ck_ga_create_spread(const ck_spread *spread,
                               const ck_ga_config *config, ck_ga **ga) {
   ck_status status = CK_OK;
-  ck_ga *created = NULL;
   CK__REQUIRE(spread);
   CK__REQUIRE(config);
   CK__REQUIRE(ga);
@@ -429,26 +455,8 @@ ck_status ck_ga_create_spread(const ck_spread *spread,
             "devices; create the GA on one device");
   if (!spread->devices || spread->device_count == 0)
     CK_FAIL(CK_ERROR_INVALID_ARGUMENT, "ck_ga_create_spread: no devices");
-  created = calloc(1, sizeof *created);
-  if (!created)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a GA");
-  /* The whole run's settings; its members hold the islands. */
-  CK_TRY(tune(created, &spread->devices[0], config, NULL));
-  CK_TRY(make_history(created, config));
-  double started = ck__seconds();
-  CK_TRY(ck__ga_spread_create(created, spread, config, &created->spread,
-                              &created->state.stats_capacity,
-                              &created->state.span_segments));
-  created->build_seconds = ck__seconds() - started;
-  CK_TRY(make_stats_host(created));
-  /* Generation 0's statistics and best, as one device reads them at
-   * creation. */
-  created->stats_used = 1;
-  CK_TRY(ck__ga_spread_step(created, 0));
-  *ga = created;
-  return CK_OK;
+  CK_TRY(create_run(spread, config, ga));
 fail:
-  ck_ga_destroy(created);
   return status;
 }
 

@@ -205,9 +205,9 @@ void ck__ga_migration_made(ga_state *state, uint32_t migration);
 
 typedef struct ck__ga_spread ck__ga_spread;
 
-/* A GA: one device's, a spread run's member (sliced), or a spread run's
- * front (spread), whose members hold the islands and whose state holds
- * the whole run's settings. */
+/* A GA: a run's front (spread), whose members hold the islands and whose
+ * state holds the whole run's settings, or a member (ga_spread_create.c)
+ * on one device. A GA made on one device is a run of one member. */
 struct ck_ga {
   ga_state state;
   const ck__ga_steps *steps;
@@ -219,10 +219,8 @@ struct ck_ga {
   /* The last migration's receiving is left to the next evolve launch
    * (state.fused_migration), which sent its migrants already. */
   int immigration_pending;
-  int sliced;             /* a spread run's member (ck__ga_slice_allocate) */
-  ck__ga_spread *spread;  /* a spread run's members (ga_spread.c) */
-  ck__spread_clock clock; /* a spread run's reads in ck_ga_run */
-  uint32_t stats_used;    /* device slots not yet read */
+  ck__ga_spread *spread; /* a front's members (ga_spread.c); NULL: a member */
+  uint32_t stats_used;   /* device slots not yet read */
   /* Best and mean per generation in every stride, and with
    * keep_island_history each island's too: the parts of a row. */
   ck__history history;
@@ -280,11 +278,11 @@ typedef struct ck__ga_slice {
  * reads (a spread run's counts every member's, padded to the widest). */
 uint32_t ck__ga_stats_capacity(size_t islands);
 
-/* ck_ga_create in two parts, so that a spread run's members agree that
- * their islands fit before any builds kernels: the checks, the settings,
- * the memory check and the buffers; then the uploads, the kernels and
+/* A member made in two parts, so that the members agree that their
+ * islands fit before any builds kernels: the checks, the settings, the
+ * memory check and the buffers; then the uploads, the kernels and
  * generation 0 (a GA that fails it is the caller's to destroy). A
- * member's slice (NULL: the whole run) holds config->islands islands from
+ * member's slice holds config->islands islands from
  * slice->first_island of the run's, drawing from their streams there. Its
  * migrations are the driver's between launches, but a ring's inside them
  * where it reads its previous member's memory (state.across_wanted), and
@@ -317,10 +315,10 @@ ck_status ck__ga_spread_create(ck_ga *front, const ck_spread *spread,
                                const ck_ga_config *config, ck__ga_spread **made,
                                uint32_t *stats_capacity,
                                uint32_t *span_segments);
-/* A spread run's generations (ck_ga_step): rounds that end where
- * one-device calls end (ck__ga_next_run), every member making each on its
- * own thread; then the statistics not yet read, and the run's best agreed.
- * Collective. */
+/* A run's generations (ck_ga_step): rounds that end at a migration or
+ * a full statistics buffer (ck__ga_next_run), every member making each on
+ * its own thread; then the statistics not yet read, and the run's best
+ * agreed. Collective. */
 ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations);
 /* Every member's statistics of the last `slots` generations, into stats
  * as one device lays out its stats buffer (slots x the run's islands x
@@ -335,15 +333,17 @@ ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
 /* The run's best so far, and its genes (either may be NULL). */
 ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
                              double *position);
-/* The spread behind a GA, as the framework keeps it (its exchange, and
- * its members' queues, slices and times): NULL for one device. */
+/* The run behind a GA, as the framework keeps it (its exchange, and its
+ * members' queues, slices and times). */
 ck__spread_run *ck__ga_spread_run(const ck_ga *ga);
 /* 1 where a spread run's migrants cross device to device (every member
  * a CUDA device of one process, or ref's for tests), else 0. */
 int ck__ga_spread_on_devices(const ck_ga *ga);
-/* The most segments a spread run's rounds make (0 for one device): past
- * 1, a ring's migrations go inside the members' launches. */
+/* The most segments a run's rounds make: past 1, a ring's migrations go
+ * inside the members' launches. */
 uint32_t ck__ga_spread_span(const ck_ga *ga);
+/* The longest of this process's members' kernel builds. */
+double ck__ga_spread_build_seconds(const ck__ga_spread *spread);
 void ck__ga_spread_destroy(ck__ga_spread *spread);
 
 /* What ga_spread.c, which steps a spread run, shares with
@@ -429,7 +429,12 @@ uint64_t ck__ga_spread_islands(const ck__ga_spread *spread, size_t m);
 /* The bytes of a pack of migrants (ck__ga_spread's pack). */
 size_t ck__ga_spread_pack_bytes(const ck__ga_spread *spread);
 
-/* The state behind a GA, for tests that inspect islands. */
+/* A GA made on one device: its member, whose generations ask/tell drives
+ * and whose state the tests' hooks read (the first local member of a
+ * run of several). A member: itself. */
+ck_ga *ck__ga_alone(ck_ga *ga);
+/* The state behind a GA (its first local member's), for tests that
+ * inspect islands. */
 ga_state *ck__ga_state(ck_ga *ga);
 /* Receives now a migration that the next generation would receive (the
  * resident generations defer it), so that the population buffers hold

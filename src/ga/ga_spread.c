@@ -1,8 +1,10 @@
 /*
- * ga_spread.c - one GA over several devices (and processes), as members
- * of the member engine (framework/engine.h): each member evolves a
- * contiguous slice of the islands, on a host thread of its own, and the
- * migrants that cross a member's boundary go between its rounds.
+ * ga_spread.c - a GA's run as members of the member engine
+ * (framework/engine.h), over one device or several (and processes): each
+ * member evolves a contiguous slice of the islands, on a host thread of
+ * its own, and the migrants that cross a member's boundary go between
+ * its rounds. A GA on one device is a run of one member: its round spans
+ * a launch, and nothing crosses.
  *
  * A round is the generations up to a migration, a read or the step's end.
  * In a round each member receives the last round's migrants, makes its

@@ -28,10 +28,9 @@ static ck__spread_run *run_of(const ck__ga_spread *spread) {
 
 /* ---- the members' phases (ck__ga_kind) ---------------------------------- */
 
+/* A trial's generations, waited for: a step ends reading them. */
 static ck_status probe_step(void *context, uint64_t count) {
-  ck_ga *ga = context;
-  ck_status status = ck_ga_step(ga, count);
-  return status ? status : ck_queue_finish(ga->state.queue);
+  return ck_ga_step(context, count);
 }
 
 /* A member's island-generations a second, on a GA of its equal share of
@@ -67,12 +66,15 @@ static ck_status allocate(void *self, const ck__engine_member *member,
   const ck__ga_slice share = {
       (uint32_t)member->first, (uint32_t)member->total,
       ck__ga_stats_capacity(member->members * (size_t)member->widest)};
-  /* The stopping rules are the front's, over the whole run. */
+  /* The stopping rules are the front's, over the whole run. An ask/tell
+   * GA's member alone keeps the history: the caller tells it each
+   * generation (ga.c). */
   ck_ga_config slice = *spread->config;
   slice.islands = (uint32_t)member->units;
   slice.has_target = 0;
   slice.max_evaluations = 0;
-  slice.keep_island_history = 0;
+  if (!slice.ask_tell)
+    slice.keep_island_history = 0;
   slice.progress = NULL;
   CK_TRY(ck__ga_slice_allocate(member->device, &slice, &share, made));
   *queue = (*made)->state.queue;
@@ -368,6 +370,14 @@ ck_status ck__ga_spread_create(ck_ga *front, const ck_spread *given,
 fail:
   ck__ga_spread_destroy(spread);
   return status;
+}
+
+double ck__ga_spread_build_seconds(const ck__ga_spread *spread) {
+  double most = 0;
+  for (size_t i = 0; i < spread->local; ++i)
+    if (spread->members[i].ga->build_seconds > most)
+      most = spread->members[i].ga->build_seconds;
+  return most;
 }
 
 void ck__ga_spread_destroy(ck__ga_spread *spread) {

@@ -30,6 +30,8 @@ ck_status ck_ga_get_state(ck_ga *ga, ck_ga_state *state) {
   ck_status status = CK_OK;
   CK__REQUIRE(ga);
   CK__REQUIRE(state);
+  /* An ask/tell GA's member holds it (made on one device, alone). */
+  ga = ck__ga_alone(ga);
   ga_state *s = &ga->state;
   ck_queue *queue = s->queue;
   int real = s->double_precision, which = asked_buffer(ga);
@@ -65,6 +67,8 @@ ck_status ck_ga_set_state(ck_ga *ga, const ck_ga_state *state) {
   ck_status status = CK_OK;
   CK__REQUIRE(ga);
   CK__REQUIRE(state);
+  /* An ask/tell GA's member holds it (made on one device, alone). */
+  ga = ck__ga_alone(ga);
   ga_state *s = &ga->state;
   ck_queue *queue = s->queue;
   int real = s->double_precision;

@@ -315,7 +315,7 @@ static ck_status ga_run(const void *prepared, const ck_device *device,
     CK_TRY_OUTPUT("trace",
                   write_trace(job->trace, ga, config.keep_island_history,
                               config.islands));
-  if (spread)
+  if (options->spread)
     CK_TRY(ck__spread_report_queues(spread, result));
   snprintf(result->best_name, sizeof result->best_name, "objective");
   result->wall_s = report.wall_s;
