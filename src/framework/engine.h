@@ -33,7 +33,7 @@
  *   outbox; the best so far is the least personal best, its item the global
  *   best's position; a ring's halo is K - 1 items around the slice.
  *   reduced records the best and hands it to the members' inboxes.
- * - GA (src/ga/ga_spread.c): units islands, members may share a device.
+ * - GA (src/ga/ga_members.c): units islands, members may share a device.
  *   The front plans each round (the generations up to the next
  *   migration or read) and steps the engine one round at a time. connect
  *   opens the copies between members' devices; post reads the migrants

@@ -2,7 +2,7 @@
  * ga.c - the GA driver: a member's generations, migrations and
  * statistics over a backend's steps (ref, OpenCL, or CUDA's native
  * generation), host objectives and ask/tell; and the run's loop and
- * stopping rules over its members (ga_spread.c), one device's too.
+ * stopping rules over its members (ga_members.c), one device's too.
  */
 #include <assert.h>
 #include <math.h>

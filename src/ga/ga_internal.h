@@ -206,7 +206,7 @@ void ck__ga_migration_made(ga_state *state, uint32_t migration);
 typedef struct ck__ga_spread ck__ga_spread;
 
 /* A GA: a run's front (spread), whose members hold the islands and whose
- * state holds the whole run's settings, or a member (ga_spread_create.c)
+ * state holds the whole run's settings, or a member (ga_members.c)
  * on one device. A GA made on one device is a run of one member. */
 struct ck_ga {
   ga_state state;
@@ -219,7 +219,7 @@ struct ck_ga {
   /* The last migration's receiving is left to the next evolve launch
    * (state.fused_migration), which sent its migrants already. */
   int immigration_pending;
-  ck__ga_spread *spread; /* a front's members (ga_spread.c); NULL: a member */
+  ck__ga_spread *spread; /* a front's members (ga_members.c); NULL: a member */
   uint32_t stats_used;   /* device slots not yet read */
   /* Best and mean per generation in every stride, and with
    * keep_island_history each island's too: the parts of a row. */
@@ -264,7 +264,7 @@ ck_status ck__ga_evaluate(ck_ga *ga, int which, uint64_t generation);
 ck_status ck__ga_check_ask_tell(const ck_ga *ga, const char *function);
 ck_status ck__ga_set_migrations(ck_ga *ga, uint64_t migrations);
 
-/* ---- spread runs (ga_spread.c, ga_spread_create.c) ---------------------- */
+/* ---- a run's members (ga_members.c, ga_spread.c) ------------------------ */
 
 /* A member's share of a spread run's islands. */
 typedef struct ck__ga_slice {
@@ -346,8 +346,8 @@ uint32_t ck__ga_spread_span(const ck_ga *ga);
 double ck__ga_spread_build_seconds(const ck__ga_spread *spread);
 void ck__ga_spread_destroy(ck__ga_spread *spread);
 
-/* What ga_spread.c, which steps a spread run, shares with
- * ga_spread_create.c, which makes and frees it. */
+/* What ga_members.c, which makes a run's members and steps them, shares
+ * with ga_spread.c, which moves what crosses between them. */
 
 /* A local member. */
 typedef struct ga_member {
@@ -411,10 +411,10 @@ struct ck__ga_spread {
   double *folded, *all_folded, *rows;
 };
 
-/* The GA's partition for the member engine (ga_spread_create.c), and
- * the phases of its rounds (ga_spread.c): a round's generations, the
- * migrants read out, its length (the front's plan, whole), and the
- * migrants' crossing. */
+/* The GA's partition for the member engine (ga_members.c), and the
+ * phases of its rounds: a round's generations, the migrants read out,
+ * its length (the front's plan, whole), and the migrants' crossing
+ * (ga_spread.c). */
 extern const ck__engine_kind ck__ga_kind;
 ck_status ck__ga_spread_round(void *self, size_t i, uint64_t first,
                               uint64_t count);
@@ -422,6 +422,21 @@ ck_status ck__ga_spread_post(void *self, size_t i);
 uint64_t ck__ga_spread_whole(void *self, uint64_t first, uint64_t count);
 ck_status ck__ga_spread_cross(void *self, ck__engine *engine, uint64_t first,
                               uint64_t count);
+/* What crosses between several members (ga_spread.c): the probe of a
+ * member's speed (the kind's); local member i's migrants out to its pack
+ * (after a round that migrates), and those it received into its incoming
+ * slots (before the next); after every member's allocate, the copies
+ * between their devices opened and whether their launches cross GPUs
+ * (collective); once they are set up, each member's view of its previous
+ * member's relay, and *span, the rounds' span (collective); and the
+ * copies and views closed. */
+ck_status ck__ga_spread_probe(void *self, const ck__engine_member *trial,
+                              double *per_second);
+ck_status ck__ga_spread_send_out(const ck__ga_spread *spread, size_t i);
+ck_status ck__ga_spread_take_in(const ck__ga_spread *spread, size_t i);
+ck_status ck__ga_spread_connect_devices(ck__ga_spread *spread);
+ck_status ck__ga_spread_wire(ck__ga_spread *spread, uint32_t *span);
+void ck__ga_spread_unwire(ck__ga_spread *spread);
 /* Member m's first island in the run, and its islands. */
 uint64_t ck__ga_spread_first(const ck__ga_spread *spread, size_t m);
 uint64_t ck__ga_spread_islands(const ck__ga_spread *spread, size_t m);

@@ -1,69 +1,50 @@
 /*
- * ga_spread.c - a GA's run as members of the member engine
- * (framework/engine.h), over one device or several (and processes): each
- * member evolves a contiguous slice of the islands, on a host thread of
- * its own, and the migrants that cross a member's boundary go between
- * its rounds. A GA on one device is a run of one member: its round spans
- * a launch, and nothing crosses.
+ * ga_spread.c - what crosses between a GA's members (ga_members.c) where
+ * a run has several: the probe that deals the islands by speed, the
+ * migrants that leave a member's slice, and the copies between the
+ * members' devices (docs/ga.md, "Spread over devices").
  *
- * A round is the generations up to a migration, a read or the step's end.
- * In a round each member receives the last round's migrants, makes its
- * generations and sends its own. Members may share a device, each with
- * a queue and memory of its own there. On a ring where every member is a
- * CUDA device of one process, those that leave for the next member go
- * device to device (ck__peer_copy; a device copy where both share one)
- * into its incoming slot, in both queues' order, without the host. Elsewhere
- * they are copied behind the sender's queued work into host memory
- * (page-locked on CUDA), and the member waits for that copy alone. The
- * exchange then moves them (copies in a process, MPI between processes),
- * and each member uploads those it received, in its queue's order,
- * before the launch that receives them.
- * On a ring where each member has a GPU of its own (in this process, or
- * a rank's of one host), a round runs as long as one device's launch:
- * the migrations inside it cross GPUs in the kernels, each member
- * reading its previous member's relay in place (cl/ga.cu, CK_GA_ACROSS;
- * peer access or CUDA IPC). Only the migration at a round's end goes as
- * above.
- * Nothing else is read inside the generation loop: a step ends reading
- * every member's statistics, from which every process finds the best.
- *
- * The result is the one-device GA's, bit for bit, on devices that compute
- * alike: an island draws from its own streams wherever it lives (its
- * number in the whole run), every member plans the run's migrations as
- * one device does, and the best is the least of the members' bests, ties
- * going to the earliest round and then the lowest island, as one device
- * keeps it round by round. The history's mean is the members' means
- * weighted by their islands: one device's to rounding.
- *
- * ga_spread_create.c makes the spread (the probe, the dealing, the
- * members and the copies between their devices) and frees it.
+ * Migrants go device to device on a ring of CUDA members of one process
+ * (ck__peer_copy), in both queues' order. Elsewhere the sender's queue
+ * copies them into host memory, the exchange moves them, and the
+ * receiver's queue uploads them before the launch that receives them.
+ * On a ring of GPUs, each its own, the migrations inside a round cross
+ * in the kernels (cl/ga.cu, CK_GA_ACROSS; peer access or CUDA IPC).
  */
 #include <assert.h>
-#include <math.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "framework/spread.h"
 #include "ga/ga_internal.h"
 
-ck__spread_run *ck__ga_spread_run(const ck_ga *ga) {
-  return ga->spread ? ck__engine_run(ga->spread->engine) : NULL;
+/* A probe's batches of generations hold at most this many. */
+#define PROBE_GENERATIONS 32
+
+/* A trial's generations, waited for: a step ends reading them. */
+static ck_status probe_step(void *context, uint64_t count) {
+  return ck_ga_step(context, count);
 }
 
-static ck__spread_run *run_of(const ck__ga_spread *spread) {
-  return ck__engine_run(spread->engine);
-}
-
-uint64_t ck__ga_spread_first(const ck__ga_spread *spread, size_t m) {
-  uint64_t first = 0, units = 0;
-  ck__engine_slice(spread->engine, m, &first, &units);
-  return first;
-}
-
-uint64_t ck__ga_spread_islands(const ck__ga_spread *spread, size_t m) {
-  uint64_t first = 0, units = 0;
-  ck__engine_slice(spread->engine, m, &first, &units);
-  return units;
+/* A member's island-generations a second, on a GA of its equal share of
+ * the islands (migrating never): the speeds the islands are dealt by. */
+ck_status ck__ga_spread_probe(void *self, const ck__engine_member *trial,
+                              double *per_second) {
+  const ck__ga_spread *spread = self;
+  ck_ga_config config = *spread->config;
+  config.islands = (uint32_t)trial->units;
+  config.migrate_every = 0;
+  config.max_evaluations = 0;
+  config.has_target = 0;
+  config.keep_island_history = 0;
+  config.progress = NULL;
+  ck_ga *ga = NULL;
+  double generations = 0;
+  ck_status status = ck_ga_create(trial->device, &config, &ga);
+  if (status == CK_OK)
+    status = ck__spread_time(probe_step, ga, PROBE_GENERATIONS, &generations);
+  *per_second = generations * (double)trial->units;
+  ck_ga_destroy(ga);
+  return status;
 }
 
 /* ---- migrants ------------------------------------------------------------ */
@@ -112,6 +93,10 @@ fail:
   return status;
 }
 
+ck_status ck__ga_spread_send_out(const ck__ga_spread *spread, size_t i) {
+  return send_out(spread, &spread->members[i]);
+}
+
 /* A random cycle's migrants for local member i's islands whose source
  * another member holds, from the gathered packs into its in pack. */
 static void take_incoming(const ck__ga_spread *spread, size_t i) {
@@ -126,7 +111,9 @@ static void take_incoming(const ck__ga_spread *spread, size_t i) {
       continue; /* its own island sends */
     size_t holder = ck__engine_holder(spread->engine, from);
     size_t at = (size_t)(from - ck__ga_spread_first(spread, holder));
-    assert(holder != ck__exchange_first(run_of(spread)->exchange) + i &&
+    assert(holder !=
+               ck__exchange_first(ck__engine_run(spread->engine)->exchange) +
+                   i &&
            at < ck__ga_spread_islands(spread, holder));
     const unsigned char *held = spread->gathered + holder * spread->pack;
     memcpy(m->in + j * genes, held + at * genes, genes);
@@ -157,59 +144,16 @@ fail:
   return status;
 }
 
-/* Local member i's receiving of the last round: the migrants from other
- * members uploaded, then its own receiving and best. */
-static ck_status settle(ck__ga_spread *spread, size_t i) {
-  ck_status status = CK_OK;
-  ga_member *m = &spread->members[i];
-  if (spread->due_migrates && spread->crossing && !spread->on_devices) {
-    if (!spread->ring)
-      take_incoming(spread, i);
-    CK_TRY(upload(spread, m));
-  }
-  CK_TRY(ck__ga_slice_receive(m->ga, spread->due_migrates));
-fail:
-  return status;
-}
-
-/* A member's round (the engine's step): the last round's receiving, and
- * its generations (those the front planned) with the sending. */
-ck_status ck__ga_spread_round(void *self, size_t i, uint64_t first,
-                              uint64_t count) {
-  ck_status status = CK_OK;
-  ck__ga_spread *spread = self;
-  ga_member *m = &spread->members[i];
-  assert(count == spread->round_count);
-  (void)first;
-  (void)count;
-  if (spread->due)
-    CK_TRY(settle(spread, i));
-  CK_TRY(ck__ga_slice_send(m->ga, spread->round_count, spread->round_migrates,
-                           spread->round_inside));
-fail:
-  return status;
-}
-
-/* Its migrants out to the host, where they cross through it (the
- * engine's post). */
-ck_status ck__ga_spread_post(void *self, size_t i) {
-  ck__ga_spread *spread = self;
-  if (spread->round_migrates && spread->crossing && !spread->on_devices)
-    return send_out(spread, &spread->members[i]);
-  return CK_OK;
-}
-
-/* A round is what the front planned (ck__ga_next_run): all of it. */
-uint64_t ck__ga_spread_whole(void *self, uint64_t first, uint64_t count) {
-  (void)self;
-  (void)first;
-  return count;
+ck_status ck__ga_spread_take_in(const ck__ga_spread *spread, size_t i) {
+  if (!spread->ring)
+    take_incoming(spread, i);
+  return upload(spread, &spread->members[i]);
 }
 
 /* The migrants that cross: around the members' ring (member m's last
  * island feeds the first of member m + 1), or every member's to all. */
 static ck_status exchange(ck__ga_spread *spread) {
-  ck__spread_run *run = run_of(spread);
+  ck__spread_run *run = ck__engine_run(spread->engine);
   const void *send[CK_SPREAD_MAX_LOCAL];
   void *receive[CK_SPREAD_MAX_LOCAL];
   for (size_t i = 0; i < run->local; ++i) {
@@ -246,7 +190,7 @@ static ck_status pass_on_devices(ck__ga_spread *spread) {
                          to->migrant_fitness[to->migrant_set], slot * fitness,
                          from->queue, from->migrant_fitness[from->migrant_set],
                          at * fitness, fitness));
-    run_of(spread)->bytes_sent[h] += genes + fitness;
+    ck__engine_run(spread->engine)->bytes_sent[h] += genes + fitness;
   }
 fail:
   return status;
@@ -263,218 +207,192 @@ ck_status ck__ga_spread_cross(void *self, ck__engine *engine, uint64_t first,
   return spread->on_devices ? pass_on_devices(spread) : exchange(spread);
 }
 
-/* ---- statistics and the best ------------------------------------------- */
+/* ---- copies between devices ---------------------------------------------- */
 
-/* Real `index` of a buffer of the run's reals, as a double. */
-static double real_at(const ck__ga_spread *spread, const void *reals,
-                      size_t index) {
-  return spread->double_precision ? ((const double *)reals)[index]
-                                  : (double)((const float *)reals)[index];
-}
-
-/* Member m's best of statistics slot `slot`: kept where it beats the
- * member's best so far, with the slot's round. */
-static void keep_best(ck__ga_spread *spread, size_t m, uint32_t slot,
-                      double value) {
-  if (value < spread->member_best[m]) {
-    spread->member_best[m] = value;
-    spread->member_round[m] = spread->slot_round[slot];
-  }
-}
-
-/* A member's read (ck__engine_each): the last round's receiving where
- * due, then its statistics since the last read, folded or every
- * island's (padded to the widest member's), into its part of the
- * spread's. */
-static ck_status read_member(void *context, size_t i) {
-  ck_status status = CK_OK;
-  ck__ga_spread *spread = context;
-  ck_ga *ga = spread->members[i].ga;
-  ga_state *state = &ga->state;
-  uint32_t slots = spread->slots;
-  if (spread->due)
-    CK_TRY(settle(spread, i));
-  assert(ga->stats_used == slots);
-  if (!spread->every_island)
-    return ck__ga_slice_folded(ga, spread->folded + i * 2 * (size_t)slots);
-  size_t island = 2 * spread->real, room = spread->widest;
-  size_t islands = state->islands;
-  CK_TRY(ck_buffer_read(state->queue, state->stats, 0, slots * islands * island,
-                        ga->stats_host, CK_BLOCKING, NULL));
-  ga->stats_used = 0;
-  unsigned char *padded = spread->stats + i * slots * room * island;
-  for (uint32_t slot = 0; slot < slots; ++slot)
-    memcpy(padded + slot * room * island,
-           (const unsigned char *)ga->stats_host + slot * islands * island,
-           islands * island);
-fail:
-  return status;
-}
-
-/* Every member's read of `slots` slots; then nothing is due. */
-static ck_status read_members(ck__ga_spread *spread, uint32_t slots,
-                              int every_island) {
-  spread->slots = slots;
-  spread->every_island = every_island;
-  ck_status status = ck__engine_each(spread->engine, read_member, spread);
-  spread->due = 0;
-  return status;
-}
-
-ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
-                              void *stats) {
-  ck_status status = CK_OK;
-  ck__spread_run *run = run_of(spread);
-  size_t island = 2 * spread->real, room = spread->widest;
-  size_t bytes = (size_t)slots * room * island;
-  CK_TRY(read_members(spread, slots, 1));
-  CK_TRY(ck__exchange_gather_rows(run->exchange, spread->stats, bytes, bytes,
-                                  spread->all_stats));
-  /* Slot by slot, the members' islands in order: the run's islands. */
-  size_t run_islands = spread->front->state.run_islands;
-  for (size_t m = 0; m < spread->count; ++m) {
-    uint64_t first = ck__ga_spread_first(spread, m);
-    uint64_t islands = ck__ga_spread_islands(spread, m);
-    for (uint32_t slot = 0; slot < slots; ++slot) {
-      const unsigned char *held =
-          spread->all_stats + m * bytes + (size_t)slot * room * island;
-      memcpy((unsigned char *)stats + (slot * run_islands + first) * island,
-             held, islands * island);
-      for (size_t j = 0; j < islands; ++j)
-        keep_best(spread, m, slot, real_at(spread, held, 2 * j));
-    }
-  }
-fail:
-  return status;
-}
-
-ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
-                               const double **rows) {
-  ck_status status = CK_OK;
-  ck__spread_run *run = run_of(spread);
-  size_t pairs = (size_t)slots * 2, row = pairs * sizeof(double);
-  CK_TRY(read_members(spread, slots, 0));
-  CK_TRY(ck__exchange_gather_rows(run->exchange, spread->folded, row, row,
-                                  spread->all_folded));
-  double islands = (double)spread->front->state.run_islands;
-  for (uint32_t slot = 0; slot < slots; ++slot) {
-    double best = INFINITY, sum = 0;
-    for (size_t m = 0; m < spread->count; ++m) {
-      const double *pair = spread->all_folded + m * pairs + 2 * slot;
-      keep_best(spread, m, slot, pair[0]);
-      best = pair[0] < best ? pair[0] : best;
-      sum += pair[1] * (double)ck__ga_spread_islands(spread, m);
-    }
-    spread->rows[2 * slot] = best;
-    /* One member's mean is the run's as it stands. */
-    spread->rows[2 * slot + 1] =
-        spread->count == 1 ? spread->all_folded[2 * slot + 1] : sum / islands;
-  }
-  *rows = spread->rows;
-fail:
-  return status;
-}
-
-/* The best's holder's genes, read where it is local (ck__engine_each). */
-static ck_status genes_member(void *context, size_t i) {
-  ck__ga_spread *spread = context;
-  if (ck__exchange_first(run_of(spread)->exchange) + i != spread->holder)
+/* Copies without the host into each member from its previous one, where
+ * migrants cross a ring (ck__spread_peers_open). Random cycles go through
+ * the host: their islands' sources scatter over the members, and copying
+ * them island by island took 70 times as long on two H200s. */
+static ck_status open_peers(ck__ga_spread *spread) {
+  if (!spread->crossing || !spread->ring)
     return CK_OK;
-  ga_state *state = &spread->members[i].ga->state;
-  return ck__reals_read(state->queue, state->best_genes,
-                        spread->double_precision, spread->genes,
-                        (size_t)spread->dim);
-}
-
-/*
- * The run's best at a step's end, from every member's best as the reads
- * found it: the least, ties to the earliest round and then the lowest
- * member, so the lowest island (one device keeps its best so at each
- * round's end). Where it beats the best so far, its holder's genes go to
- * every process. Every process decides alike, from the same reads.
- * Collective.
- */
-static ck_status agree_on_best(ck__ga_spread *spread) {
-  ck_status status = CK_OK;
-  size_t winner = 0;
-  for (size_t m = 1; m < spread->count; ++m)
-    if (spread->member_best[m] < spread->member_best[winner] ||
-        (spread->member_best[m] == spread->member_best[winner] &&
-         spread->member_round[m] < spread->member_round[winner]))
-      winner = m;
-  if (!(spread->member_best[winner] < spread->best))
-    return CK_OK;
-  spread->best = spread->member_best[winner];
-  spread->holder = winner;
-  CK_TRY(ck__engine_each(spread->engine, genes_member, spread));
-  CK_TRY(ck__exchange_broadcast(run_of(spread)->exchange, winner, spread->genes,
-                                (size_t)spread->dim * sizeof *spread->genes));
-fail:
+  ck_status status =
+      ck__spread_peers_open(ck__engine_run(spread->engine), 1, spread->peers);
+  spread->on_devices = status == CK_OK && spread->peers[0][0] != NULL;
   return status;
 }
 
-/* ck__ga_spread_step's rounds, then the statistics and the best. */
-static ck_status step_rounds(ck_ga *ga, uint64_t generations) {
-  ck_status status = CK_OK;
-  ck__ga_spread *spread = ga->spread;
-  while (generations > 0) {
-    int migrates = 0;
-    uint32_t inside = 0;
-    uint64_t k = ck__ga_next_run(ga, generations, &migrates, &inside);
-    assert(k > 0 && (inside == 0 || ga->state.span_segments > 1));
-    spread->round_count = k;
-    spread->round_migrates = migrates;
-    spread->round_inside = inside;
-    ++spread->rounds;
-    for (uint64_t t = 0; t < k; ++t)
-      spread->slot_round[ga->stats_used + t] = spread->rounds;
-    CK_TRY(ck__engine_step(spread->engine, ga->generation + 1, k));
-    spread->due = 1;
-    spread->due_migrates = migrates;
-    ga->generation += k;
-    ga->stats_used += (uint32_t)k;
-    ga->migrations += inside + (migrates ? 1u : 0u);
-    generations -= k;
-    if (ga->stats_used == ga->state.stats_capacity)
-      CK_TRY(ck__ga_flush_stats(ga));
+/* Whether the members' launches may cross GPUs on the ring (cl/ga.cu,
+ * CK_GA_ACROSS): every member a CUDA device of this process that reads
+ * its previous member's memory, each on a GPU of its own (two members on
+ * one GPU could wait on each other's blocks, which that GPU might never
+ * run at once). */
+static int wants_across(const ck__ga_spread *spread) {
+  const ck__spread_run *run = ck__engine_run(spread->engine);
+  size_t n = run->local;
+  if (!spread->on_devices || !spread->ring || !spread->crossing)
+    return 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!ck__peer_direct(spread->peers[0][i]))
+      return 0;
+    for (size_t j = 0; j < i; ++j)
+      if (strcmp(run->devices[i].id, run->devices[j].id) == 0)
+        return 0;
   }
-  /* Every process holds the history and the best at each step's end. */
-  CK_TRY(ck__ga_flush_stats(ga));
-  assert(!spread->due);
-  CK_TRY(agree_on_best(spread));
+  return 1;
+}
+
+/* Where a member's kernel reads its previous member's counts, and the
+ * relay of that member's last island (of `islands`), given the
+ * addresses at which it reads that member's buffers. */
+static void point_at_previous(ga_state *to, uint64_t crossed, uint64_t relay,
+                              uint64_t fitness, uint64_t islands) {
+  size_t last = (size_t)(islands - 1) * to->migrants;
+  to->crossed_previous = crossed;
+  to->relay_previous = relay + last * (size_t)to->dim * sizeof(float);
+  to->relay_fitness_previous = fitness + last * sizeof(float);
+  to->previous_segment = islands * to->migrants;
+}
+
+/* Member i's view of its previous member h, in this process. */
+static ck_status wire_member(ck__ga_spread *spread, size_t i, size_t h) {
+  ck_status status = CK_OK;
+  ck__peer *peer = spread->peers[0][i];
+  const ga_state *from = &spread->members[h].ga->state;
+  uint64_t crossed, relay, fitness;
+  CK_TRY(ck__peer_address(peer, from->native_crossed, &crossed));
+  CK_TRY(ck__peer_address(peer, from->native_relay, &relay));
+  CK_TRY(ck__peer_address(peer, from->native_relay_fitness, &fitness));
+  point_at_previous(&spread->members[i].ga->state, crossed, relay, fitness,
+                    from->islands);
 fail:
   return status;
 }
 
-/* Held by the steps whose kernels wait on other GPUs' (a ring across
- * GPUs). Their launches fill each GPU, so two such runs of one process
- * stepping at once could each hold a GPU the other waits on; they take
- * turns instead. Unlocked between calls; processes time-slice a GPU. */
-static pthread_mutex_t across_steps = PTHREAD_MUTEX_INITIALIZER;
-
-ck_status ck__ga_spread_step(ck_ga *ga, uint64_t generations) {
-  int across = ga->state.span_segments > 1 && ga->spread->count > 1;
-  if (across)
-    pthread_mutex_lock(&across_steps);
-  ck_status status = step_rounds(ga, generations);
-  if (across)
-    pthread_mutex_unlock(&across_steps);
+/* The span of the members' rounds, once they are set up, into *made:
+ * their launches' where every member makes the ring's migrations inside
+ * them (one member, or every one across GPUs, reading its previous one's
+ * memory), else 1. */
+static ck_status wire_across(ck__ga_spread *spread, uint32_t *made) {
+  ck_status status = CK_OK;
+  size_t n = spread->local;
+  uint32_t span = spread->members[0].ga->state.span_segments;
+  int inside = span > 1;
+  for (size_t i = 0; i < n; ++i) {
+    const ga_state *state = &spread->members[i].ga->state;
+    if (state->span_segments != span || (spread->count > 1 && !state->across))
+      inside = 0;
+  }
+  *made = 1;
+  if (!inside)
+    return CK_OK;
+  for (size_t i = 0; spread->count > 1 && i < n; ++i)
+    CK_TRY(wire_member(spread, i, (i + n - 1) % n));
+  *made = span;
+fail:
   return status;
 }
 
-int ck__ga_spread_on_devices(const ck_ga *ga) {
-  return ga->spread && ga->spread->on_devices;
+/* Between processes (collective): whether the members' launches may
+ * cross GPUs, each process holding one CUDA member on a GPU of its own,
+ * all on one host (CUDA IPC), with neither CLKIT_PEER nor CLKIT_IPC 0. */
+static ck_status across_processes_wanted(ck__ga_spread *spread, int *wanted) {
+  ck__spread_run *run = ck__engine_run(spread->engine);
+  int able = run->local == 1 &&
+             ck__device_shares_between_processes(&run->devices[0]) &&
+             spread->ring && spread->crossing && ck__peer_enabled() &&
+             !ck__setting_off("CLKIT_IPC");
+  ck__spread_places places;
+  ck_status status = ck__spread_places_find(run, able, &places);
+  *wanted =
+      status == CK_OK && places.able && places.one_host && places.own_gpus;
+  return status;
 }
 
-uint32_t ck__ga_spread_span(const ck_ga *ga) {
-  return ga->spread ? ga->state.span_segments : 0;
+/* What a process's member hands to the next (CUDA IPC): its counts',
+ * relay's and relay fitness's handles, and its islands. */
+typedef struct across_ticket {
+  unsigned char handles[3][CK__IPC_HANDLE_BYTES];
+  uint64_t islands;
+  uint32_t failed, unused;
+} across_ticket;
+
+/* Between processes, once the members are set up (collective): each
+ * opens its previous member's buffers; *span, the rounds' span: their
+ * launches' where every member could, else 1. */
+static ck_status open_across(ck__ga_spread *spread, uint32_t *span) {
+  ck_status status = CK_OK, made = CK_OK;
+  ck__spread_run *run = ck__engine_run(spread->engine);
+  ga_state *state = &spread->members[0].ga->state;
+  ck_buffer *buffers[3] = {state->native_crossed, state->native_relay,
+                           state->native_relay_fitness};
+  across_ticket mine, from;
+  memset(&mine, 0, sizeof mine);
+  memset(&from, 0, sizeof from);
+  if (!state->across)
+    made = CK_ERROR_UNSUPPORTED;
+  for (int k = 0; k < 3 && made == CK_OK; ++k)
+    made = ck__ipc_buffer_handle(buffers[k], mine.handles[k]);
+  mine.islands = state->islands;
+  mine.failed = made != CK_OK;
+  const void *send[1] = {&mine};
+  void *receive[1] = {&from};
+  CK_TRY(ck__exchange_ring(run->exchange, send, receive, sizeof mine));
+  if (made == CK_OK && from.failed)
+    made = CK_ERROR_UNSUPPORTED;
+  for (int k = 0; k < 3 && made == CK_OK; ++k)
+    made =
+        ck__ipc_buffer_open(state->queue, from.handles[k], &spread->opened[k]);
+  if (made == CK_OK)
+    point_at_previous(state, spread->opened[0], spread->opened[1],
+                      spread->opened[2], from.islands);
+  /* Where any process could not, every round stops at each migration. */
+  double failed = made != CK_OK, any = 0;
+  const double *rows[1] = {&failed};
+  CK_TRY(ck__exchange_sum(run->exchange, rows, &any, 1));
+  *span = any > 0 ? 1 : state->span_segments;
+fail:
+  return status;
 }
 
-ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
-                             double *position) {
-  if (value)
-    *value = spread->best;
-  if (position)
-    memcpy(position, spread->genes, (size_t)spread->dim * sizeof *position);
-  return CK_OK;
+static void close_across(ck__ga_spread *spread) {
+  for (int k = 0; k < 3; ++k)
+    if (spread->opened[k]) {
+      ck__ipc_buffer_close(&ck__engine_run(spread->engine)->devices[0],
+                           spread->opened[k]);
+      spread->opened[k] = 0;
+    }
+}
+
+ck_status ck__ga_spread_connect_devices(ck__ga_spread *spread) {
+  ck_status status = CK_OK;
+  CK_TRY(ck__engine_agree(spread->engine, open_peers(spread)));
+  int between =
+          ck__exchange_ranks(ck__engine_run(spread->engine)->exchange) > 1,
+      across = 0;
+  if (between)
+    CK_TRY(across_processes_wanted(spread, &across));
+  else
+    across = wants_across(spread);
+  for (size_t i = 0; across && i < spread->local; ++i)
+    spread->members[i].ga->state.across_wanted = 1;
+fail:
+  return status;
+}
+
+ck_status ck__ga_spread_wire(ck__ga_spread *spread, uint32_t *span) {
+  /* Between processes where they may not cross GPUs, every round stops
+   * at each migration. */
+  *span = 1;
+  if (ck__exchange_ranks(ck__engine_run(spread->engine)->exchange) > 1)
+    return spread->members[0].ga->state.across_wanted
+               ? open_across(spread, span)
+               : CK_OK;
+  return ck__engine_agree(spread->engine, wire_across(spread, span));
+}
+
+void ck__ga_spread_unwire(ck__ga_spread *spread) {
+  ck__spread_peers_close(spread->peers);
+  if (spread->engine)
+    close_across(spread);
 }
