@@ -133,7 +133,7 @@ static int focused_start(const ck_aco *aco) {
 }
 
 /*
- * The colony's phases: on a colony's members (aco_spread.c), which agree
+ * The colony's phases: on a colony's members (aco_members.c), which agree
  * on what one device would do, or on a member's slice's own steps (a
  * probe's trial, a member's own colony). Ants are numbered over the
  * whole colony.

@@ -222,8 +222,8 @@ ck_status ck__aco_search_start(ck_aco *aco, int64_t length);
 ck_status ck__aco_adopt(ck_aco *aco, const uint32_t *tour);
 
 /*
- * A colony spread over devices and processes (aco_spread.c). Its members
- * are ACOs on slices of the ants; the ACO that holds it keeps the
+ * A colony's members, over devices and processes (aco_members.c). They
+ * are ACOs on slices of the ants; the ACO that holds them keeps the
  * driver's state and calls the phases below in the order of one device.
  * Every call is collective over the spread's processes.
  */
@@ -350,7 +350,7 @@ struct ck_aco {
   uint32_t *best_tour, *best_positions;
   ck_aco_trace_point *trace;
   size_t trace_count, trace_allocated;
-  /* A colony's members (aco_spread.c), one on one device: they hold the
+  /* A colony's members (aco_members.c), one on one device: they hold the
    * ants and the pheromone, this ACO the driver's state; NULL in a
    * member's slice. */
   ck__aco_spread *spread;

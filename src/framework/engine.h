@@ -43,7 +43,7 @@
  *   and finds the best from them: ties to the earliest round, then the
  *   lowest island. A GA on one device is a run of one member; an
  *   ask/tell GA's member is stepped by the caller's tells.
- * - MLP (src/nn/nn_spread.c): units the rows of a batch; a network on one
+ * - MLP (src/nn/nn_members.c): units the rows of a batch; a network on one
  *   device is a run of one member. Every member holds the whole network,
  *   so the kind has no step and runs its phases through
  *   ck__engine_each. The rows are dealt again at the first batch
@@ -51,7 +51,7 @@
  *   Gradients are summed through the exchange between two phases, or by
  *   NCCL inside each member's step where every member is a CUDA device.
  *   A set's loss and hits are sums too. No best, no halo.
- * - ACO (src/aco/aco_spread.c): units ants; a colony on one device is a
+ * - ACO (src/aco/aco_members.c): units ants; a colony on one device is a
  *   run of one member, which ranks its own ants for local search, adapts
  *   its own bound and copies any focus source. The method and the ants are
  *   agreed from every member's device first (ck__engine_open, then

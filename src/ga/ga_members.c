@@ -159,9 +159,10 @@ static ck_status connect(void *self, ck__engine *engine) {
   spread->real = state->real_size;
   spread->crossing = spread->count > 1 && spread->migrants > 0;
   spread->widest = (uint32_t)ck__engine_widest(engine);
-  spread->pack = ck__ga_spread_pack_bytes(spread);
-  if (spread->count > 1)
+  if (spread->count > 1) {
+    spread->pack = ck__ga_spread_pack_bytes(spread);
     CK_TRY(ck__ga_spread_connect_devices(spread));
+  }
 fail:
   return status;
 }
@@ -230,7 +231,8 @@ void ck__ga_spread_destroy(ck__ga_spread *spread) {
   for (size_t i = 0; spread->engine && i < spread->local; ++i)
     if (spread->members[i].ga)
       ck_queue_finish(spread->members[i].ga->state.queue);
-  ck__ga_spread_unwire(spread);
+  if (spread->count > 1)
+    ck__ga_spread_unwire(spread);
   ck__engine_destroy(spread->engine);
   free(spread->members);
   free(spread->genes);

@@ -282,7 +282,7 @@ struct nn_state {
   const void *graph_addresses[16 + 6 * (CK_NN_MAX_LAYERS + 1)];
 };
 
-/* A network spread over devices (nn_spread.c). */
+/* A network's members, over devices (nn_members.c). */
 typedef struct ck__nn_spread ck__nn_spread;
 
 /* A network: the driver's view. */
@@ -397,7 +397,7 @@ ck_status ck__nn_train_step(ck_nn *nn, const ck__nn_step *step);
 ck_status ck__nn_train_batch(ck_nn *nn, uint32_t offset, uint32_t count,
                              const ck__nn_update *update);
 
-/* What the members (nn_spread.c) take of the driver's (nn.c): activations
+/* What the members (nn_members.c) take of the driver's (nn.c): activations
  * and deltas for rows rows; a training step's calls, ending as step says;
  * the forward pass over rows first .. first + count - 1 of an attached
  * set, per-sample results in entries 0 .. count - 1; a layer's reals
@@ -418,7 +418,7 @@ ck_status ck__nn_layer_store(nn_state *state, int layer, ck_buffer *buffer,
                              double *values);
 
 /*
- * A network's members (nn_spread.c): a network on one device is a spread
+ * A network's members (nn_members.c): a network on one device is a spread
  * of one member; a spread network has one a device of its process
  * (nn->members, the network itself first), and the calls below are
  * collective over the spread's processes (each makes the same calls).
