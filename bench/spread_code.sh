@@ -12,15 +12,9 @@
 # on one device runs too.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The files, as tests/architecture_check.py holds them to their limits.
 files() {
-  case $1 in
-  pso) echo src/pso/pso_spread.c ;;
-  ga) echo src/ga/ga_spread.c ;;
-  aco) echo src/aco/aco_spread.c ;;
-  nn) echo src/nn/nn_spread.c ;;
-  gas) (cd "$root" && ls src/gas/gas_spread*.c src/gas/gas_spread_internal.h \
-    src/gas/gas_member*.c) ;;
-  esac
+  python3 "$root/tests/architecture_check.py" --spread-files "$root" "$1"
 }
 echo "workload lines files"
 for w in pso ga aco nn gas; do

@@ -34,6 +34,11 @@ usage: architecture_check.py SOURCE_ROOT [STATIC_LIBRARY]
 - Functions: no function of a .c file under src/ or tools/ over 80
   lines, from its signature's first line to its closing brace, but
   those in LONG, each at most its ceiling there (a ratchet, as OVER's).
+- Spreads: each workload's spread-specific files (SPREAD_FILES: what
+  only a run of several members does) hold at most SPREAD_LIMIT lines
+  together (SPREAD_LIMITS for the gas, with its halo), but those in
+  SPREAD_OVER, each at most its ceiling there (a ratchet, as OVER's).
+  `--spread-files SOURCE_ROOT WORKLOAD` prints a workload's files.
 
 Exit status 0 when all holds, 1 otherwise, 2 on a usage error.
 """
@@ -73,6 +78,20 @@ LONG = {}
 DEFINITION = re.compile(r"^(?:[A-Za-z_][\w \t*]*?[\s*])?([A-Za-z_]\w*)\s*\(")
 # Lines at column 0 inside a body: preprocessor lines, comments, labels.
 BODY_COLUMN_0 = re.compile(r"^(#|/\*|\*|//|\w+:\s*($|//|/\*))")
+
+# Each workload's spread-specific files, as patterns in its folder.
+SPREAD_FILES = {
+    "pso": ("pso_spread.c",),
+    "ga": ("ga_spread.c",),
+    "aco": ("aco_spread.c",),
+    "nn": ("nn_spread.c",),
+    "gas": ("gas_spread*.c", "gas_spread_internal.h", "gas_member*.c"),
+}
+SPREAD_LIMIT = 400
+SPREAD_LIMITS = {"gas": 900}
+# The workloads whose spread-specific files are over their limit, each
+# with their lines as a ceiling that may only come down.
+SPREAD_OVER = {"gas": 3985}
 
 # Workload files that still name a backend, each with its count of
 # CK_BACKEND_... and ck__cuda_... as a ceiling: what they need belongs in
@@ -486,6 +505,42 @@ def check_sizes(root):
             fail("%s, in OVER, does not exist: take it off" % path)
 
 
+def spread_files(root, workload):
+    folder = os.path.join(root, "src", workload)
+    names = sorted(os.listdir(folder))
+    return [os.path.join("src", workload, name) for name in names
+            if any(fnmatch.fnmatch(name, pattern)
+                   for pattern in SPREAD_FILES[workload])]
+
+
+def check_spreads(root):
+    for workload in sorted(SPREAD_FILES):
+        paths = spread_files(root, workload)
+        if not paths:
+            fail("src/%s has no spread-specific files: fix SPREAD_FILES" %
+                 workload)
+            continue
+        lines = sum(line_count(read(os.path.join(root, path)))
+                    for path in paths)
+        limit = SPREAD_LIMITS.get(workload, SPREAD_LIMIT)
+        ceiling = SPREAD_OVER.get(workload)
+        if ceiling is None:
+            if lines > limit:
+                fail("%s's spread-specific files are %d lines, over %d" %
+                     (workload, lines, limit))
+        elif lines > ceiling:
+            fail("%s's spread-specific files grew to %d lines, past their "
+                 "ceiling of %d (the limit is %d)" %
+                 (workload, lines, ceiling, limit))
+        elif lines <= limit:
+            fail("%s's spread-specific files are %d lines, within %d: take "
+                 "it off SPREAD_OVER" % (workload, lines, limit))
+        elif lines < ceiling:
+            print("note: %s's spread-specific files are %d lines; its "
+                  "ceiling in SPREAD_OVER may come down from %d" %
+                  (workload, lines, ceiling))
+
+
 def functions(text):
     """(name, first line, lines) of each function definition in a C file
     laid out as clang-format lays it out: a signature from column 0 to a
@@ -550,6 +605,13 @@ def check_functions(root):
 
 
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--spread-files":
+        if argv[3] not in SPREAD_FILES:
+            print("no workload %s: one of %s" %
+                  (argv[3], " ".join(sorted(SPREAD_FILES))), file=sys.stderr)
+            return 2
+        print("\n".join(spread_files(argv[2], argv[3])))
+        return 0
     if len(argv) not in (2, 3):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
@@ -561,7 +623,8 @@ def main(argv):
               ("environment", lambda: check_environment(root, text)),
               ("backends", lambda: check_backends(root)),
               ("sizes", lambda: check_sizes(root)),
-              ("functions", lambda: check_functions(root))]
+              ("functions", lambda: check_functions(root)),
+              ("spreads", lambda: check_spreads(root))]
     if len(argv) == 3:
         checks += [("calls", lambda: check_calls(root, argv[2])),
                    ("state", lambda: check_state(root, argv[2], text))]
