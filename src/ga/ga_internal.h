@@ -399,6 +399,7 @@ struct ck__ga_spread {
   double best;
   size_t holder;
   double *genes;
+  int genes_unread; /* a member alone's genes of the best, not read yet */
   /* Every island's statistics (keep_island_history): every local
    * member's, padded to the widest, then every member's. */
   unsigned char *stats, *all_stats;

@@ -439,6 +439,11 @@ static ck_status agree_on_best(ck__ga_spread *spread) {
     return CK_OK;
   spread->best = spread->member_best[winner];
   spread->holder = winner;
+  /* A member alone reads them when they are asked for: nothing waits on
+   * them at each step's end. */
+  spread->genes_unread = spread->count == 1;
+  if (spread->genes_unread)
+    return CK_OK;
   CK_TRY(ck__engine_each(spread->engine, genes_member, spread));
   CK_TRY(ck__exchange_broadcast(run_of(spread)->exchange, winner, spread->genes,
                                 (size_t)spread->dim * sizeof *spread->genes));
@@ -505,9 +510,15 @@ uint32_t ck__ga_spread_span(const ck_ga *ga) {
 
 ck_status ck__ga_spread_best(ck__ga_spread *spread, double *value,
                              double *position) {
+  ck_status status = CK_OK;
   if (value)
     *value = spread->best;
+  if (position && spread->genes_unread) {
+    CK_TRY(ck__engine_each(spread->engine, genes_member, spread));
+    spread->genes_unread = 0;
+  }
   if (position)
     memcpy(position, spread->genes, (size_t)spread->dim * sizeof *position);
-  return CK_OK;
+fail:
+  return status;
 }
