@@ -206,7 +206,8 @@ ck_status ck_ga_create_spread(const ck_spread *spread,
                               const ck_ga_config *config, ck_ga **ga);
 
 /* ck_ga_step - evolve `generations` generations, migrating on schedule
- * (no stopping rules).
+ * (no stopping rules). It returns once they are made: a step ends reading
+ * their statistics into the history, and the best.
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL GA or an ask/tell
  * GA; the status of a host objective that failed; CK_ERROR_OUT_OF_MEMORY
  * for the history; device errors. */
