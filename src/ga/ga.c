@@ -19,6 +19,8 @@
 CK__STEPS_TABLE(ck__ga_steps, 9);
 
 ck_ga *ck__ga_alone(ck_ga *ga) {
+  /* A front's members are made with it: it has its first. */
+  assert(ga && (!ga->spread || ga->spread->members[0].ga));
   return ga->spread ? ga->spread->members[0].ga : ga;
 }
 
@@ -347,6 +349,7 @@ ck_status ck_ga_run(ck_ga *ga, ck_ga_report *report) {
   CK__REQUIRE(report);
   memset(report, 0, sizeof *report);
   CK_TRY(not_ask_tell(ga, "ck_ga_run"));
+  assert(ga->spread); /* a front: members are never run */
   const ck_ga_config *config = &ga->config;
   ga_state *state = &ga->state;
   /* Evaluations a generation makes: with a streamed objective the elites
