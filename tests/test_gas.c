@@ -4160,6 +4160,47 @@ static void spread_two_borders(const ck_device *ref, const ck_device *ocl) {
 /* A spread of one member is the gas on that device: the whole box and
  * the same steps, bit for bit, with cells, Verlet lists and `auto` (one
  * device's choice), under a Langevin thermostat and with rescaling. */
+/* A gas on one device is a spread of one member, made or loaded: its
+ * member holds every particle, and a checkpoint loaded steps on as the
+ * gas saved does, bit for bit. */
+static void check_alone_is_member(const ck_device *device, ck_gas *alone,
+                                  size_t particles) {
+  ck__gas_spread *of = ck__gas_spread_of(alone);
+  ck_gas *member = ck__gas_alone(alone);
+  uint64_t units[2] = {0, 0};
+  CHECK_MSG(of && member != alone && ck__gas_spread_whole(of) == member &&
+                ck__gas_state(alone) == &member->state &&
+                spread_units(alone, units, 2) == 1 && units[0] == particles,
+            "a gas on %s is not a spread of one member that holds its %zu "
+            "particles",
+            device->id, particles);
+  char path[600];
+  test_path_in(work_dir, "alone.ckpt", path, sizeof path);
+  ck_gas *loaded = NULL;
+  CHECK_OK(ck_gas_save(alone, path));
+  CHECK_OK(ck_gas_load(device, path, &loaded));
+  snapshot runs[2];
+  memset(runs, 0, sizeof runs);
+  int taken = 0;
+  if (loaded) {
+    CHECK_MSG(ck__gas_spread_of(loaded) &&
+                  ck__gas_spread_whole(ck__gas_spread_of(loaded)) ==
+                      ck__gas_alone(loaded),
+              "a gas loaded on %s is not a spread of one member", device->id);
+    CHECK_OK(ck_gas_step(alone, 9));
+    CHECK_OK(ck_gas_step(loaded, 9));
+    taken = take(alone, &runs[0]) + take(loaded, &runs[1]);
+  }
+  size_t bytes = 2 * particles * sizeof(double);
+  CHECK_MSG(taken == 2 && memcmp(runs[0].x, runs[1].x, bytes) == 0 &&
+                memcmp(runs[0].v, runs[1].v, bytes) == 0 &&
+                runs[0].o.step == runs[1].o.step,
+            "a gas loaded on %s did not step on as the gas saved", device->id);
+  snapshot_free(&runs[0]);
+  snapshot_free(&runs[1]);
+  ck_gas_destroy(loaded);
+}
+
 static void spread_of_one(const ck_device *ref, const ck_device *ocl) {
   const ck_device *devices[2] = {ref, ocl};
   for (int d = 0; d < (ocl ? 2 : 1); ++d)
@@ -4200,6 +4241,8 @@ static void spread_of_one(const ck_device *ref, const ck_device *ocl) {
       if (taken == 2)
         printf("spread of one on %s, mode %d: U %.9f, as one device\n",
                devices[d]->id, mode, runs[1].o.potential);
+      if (alone)
+        check_alone_is_member(devices[d], alone, c.particles);
       snapshot_free(&runs[0]);
       snapshot_free(&runs[1]);
       ck_gas_destroy(alone);

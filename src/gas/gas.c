@@ -12,8 +12,13 @@
 
 CK__STEPS_TABLE(ck__gas_steps, 22);
 
+ck_gas *ck__gas_alone(ck_gas *gas) {
+  ck_gas *whole = gas->spread ? ck__gas_spread_whole(gas->spread) : NULL;
+  return whole ? whole : gas;
+}
+
 gas_state *ck__gas_state(ck_gas *gas) {
-  return &gas->state;
+  return &ck__gas_alone(gas)->state;
 }
 
 ck__gas_spread *ck__gas_spread_of(ck_gas *gas) {
@@ -65,6 +70,7 @@ ck_status ck_gas_observe(ck_gas *gas, ck_gas_observables *observables) {
   ck_status status = CK_OK;
   CK__REQUIRE(gas);
   CK__REQUIRE(observables);
+  gas = ck__gas_alone(gas);
   gas_state *state = &gas->state;
   double sums[5];
   uint32_t flags[2] = {0, 0}, capacity = state->list_capacity;
@@ -129,6 +135,7 @@ ck_status ck_gas_get_particles(ck_gas *gas, double *positions,
                                double *velocities) {
   ck_status status = CK_OK;
   CK__REQUIRE(gas);
+  gas = ck__gas_alone(gas);
   if (gas->spread)
     return ck__gas_spread_particles(gas->spread, positions, velocities, NULL,
                                     NULL, NULL);
@@ -143,6 +150,7 @@ fail:
 ck_status ck_gas_get_forces(ck_gas *gas, double *forces) {
   CK__REQUIRE(gas);
   CK__REQUIRE(forces);
+  gas = ck__gas_alone(gas);
   if (gas->spread)
     return ck__gas_spread_particles(gas->spread, NULL, NULL, forces, NULL,
                                     NULL);
@@ -161,6 +169,37 @@ ck_status ck_gas_get_box(const ck_gas *gas, double *box_x, double *box_y,
   return CK_OK;
 }
 
+/* One gas's histogram (a whole box, or a spread's member): its pairs
+ * counted on its device, added to counts. */
+ck_status ck__gas_member_rdf(ck_gas *member, size_t bins, double range,
+                             uint64_t *counts) {
+  ck_status status = CK_OK;
+  gas_state *state = &member->state;
+  uint32_t *sample = calloc(bins, sizeof *sample);
+  if (!sample)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if (state->rdf_bins != bins) {
+    ck_buffer_destroy(state->rdf_counts);
+    state->rdf_counts = NULL;
+    state->rdf_bins = 0;
+    CK_TRY(ck__buffer_make_zeroed(state->queue, bins, 4, "rdf histogram",
+                                  &state->rdf_counts));
+    state->rdf_bins = (uint32_t)bins;
+  }
+  if (state->particles > 0) {
+    CK_TRY(ck_buffer_write(state->queue, state->rdf_counts, 0, bins * 4, sample,
+                           CK_BLOCKING, NULL));
+    CK_TRY(member->steps->rdf(state, (uint32_t)bins, range));
+    CK_TRY(ck_buffer_read(state->queue, state->rdf_counts, 0, bins * 4, sample,
+                          CK_BLOCKING, NULL));
+  }
+  for (size_t b = 0; b < bins; ++b)
+    counts[b] += sample[b];
+fail:
+  free(sample);
+  return status;
+}
+
 ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
                                 uint64_t *counts) {
   CK__REQUIRE(gas);
@@ -173,6 +212,7 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "ck_gas_accumulate_rdf: range is %g; it must be positive",
                     range);
+  gas = ck__gas_alone(gas);
   gas_state *state = &gas->state;
   double reach =
       state->neighbors == CK_GAS_ALL_PAIRS
@@ -187,7 +227,7 @@ ck_status ck_gas_accumulate_rdf(ck_gas *gas, size_t bins, double range,
         "(%g: a cell's width, rc with Verlet lists or spread over devices, "
         "or half the box with all pairs)",
         range, reach);
-  /* One device's gas is a member alone: the same histogram. */
+  /* A whole box's gas is a member alone: the same histogram. */
   return gas->spread ? ck__gas_spread_rdf(gas->spread, bins, range, counts)
                      : ck__gas_member_rdf(gas, bins, range, counts);
 }

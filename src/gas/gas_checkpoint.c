@@ -275,6 +275,8 @@ static ck_status save_or_check(ck_gas *gas, const char *path) {
   ck_status status = CK_OK;
   ck__byte_writer b = {0};
   uint8_t *raw = NULL;
+  /* A whole box's member saves its own buffers, as they are. */
+  gas = ck__gas_alone(gas);
   if (gas->spread)
     return save_spread(gas, path);
   gas_state *state = &gas->state;
@@ -623,8 +625,9 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
     CK_FAIL_PREFIX(CK_ERROR_PARSE, "%s: a bad configuration: ", path);
   CK_TRY(status);
   CK_TRY(upload_saved(path, in, size, at, version, loaded));
-  *gas = loaded;
+  ck_gas *taken = loaded;
   loaded = NULL;
+  CK_TRY(ck__gas_wrap_alone(device, taken, gas));
 fail:
   ck_gas_destroy(loaded);
   free(bytes);

@@ -425,8 +425,9 @@ static ck_status create_gas(const ck_device *device,
                          &velocities));
   CK_TRY(start(gas, positions, velocities));
   gas->drew_velocities = !frame.velocities;
-  *result = gas;
+  ck_gas *taken = gas;
   gas = NULL;
+  CK_TRY(ck__gas_wrap_alone(device, taken, result));
 fail:
   free(positions);
   free(velocities);
@@ -547,6 +548,31 @@ ck_status ck__gas_wrap_spread(ck__gas_spread *spread, const ck_gas_config *c,
   gas = NULL;
 fail:
   ck_gas_destroy(gas);
+  return status;
+}
+
+ck_status ck__gas_wrap_alone(const ck_device *device, ck_gas *whole,
+                             ck_gas **result) {
+  ck_spread one = {.devices = device, .device_count = 1};
+  ck__gas_spread *members = NULL;
+  *result = NULL;
+  ck_status status = ck__gas_spread_begin(&one, &members);
+  if (status) {
+    ck_gas_destroy(whole);
+    return status;
+  }
+  /* What the wrapper keeps of it, read before it is taken over. */
+  ck_gas_config c = whole->config;
+  uint64_t step = whole->step;
+  int drew = whole->drew_velocities;
+  const gas_state *state = &whole->state;
+  ck__gas_forms forms = {state->tiles, state->strips_request,
+                         state->sort_request, state->fine_cells,
+                         state->list_chunk_request};
+  ck__gas_spread_adopt(members, whole);
+  status = ck__gas_wrap_spread(members, &c, step, forms, NULL, NULL, result);
+  if (status == CK_OK)
+    (*result)->drew_velocities = drew;
   return status;
 }
 

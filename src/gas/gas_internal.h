@@ -361,8 +361,11 @@ struct ck_gas {
  * (gas_opencl.c), and so the most that stage their lists together. */
 #define CK__GAS_GPU_GROUP 256u
 
-/* The state behind a gas, for tests. */
+/* The state behind a gas, for tests: a whole box's member's. */
 gas_state *ck__gas_state(ck_gas *gas);
+/* The gas that holds the particles where one does: a spread of one
+ * member's member, else gas itself (a spread of several, or a member). */
+ck_gas *ck__gas_alone(ck_gas *gas);
 /* How the OpenCL steps read pairs where they have a choice. tiles: all
  * pairs staged in local memory (1), read directly (0) or by device (-1);
  * strips: forces from runs of slots on CPU devices (-1), on any OpenCL
@@ -439,6 +442,10 @@ ck_status ck__gas_spread_check(const ck_gas_config *config);
 /* The members of this process, and the exchange among all (collective).
  * Nothing is dealt yet. */
 ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made);
+/* Takes `whole`, a gas made and started on the spread's one device (not
+ * a spread's), as its member: ck__gas_spread_start then deals nothing
+ * and starts nothing. The spread owns `whole` from here. */
+void ck__gas_spread_adopt(ck__gas_spread *spread, ck_gas *whole);
 /* Deals the particles (positions and velocities, id order, of the
  * resolved config) to the slabs at `step`, and computes their first
  * forces (collective). Errors name a slab narrower than rc + skin. */
@@ -501,6 +508,8 @@ void ck__gas_spread_destroy(ck__gas_spread *spread);
  * tests. */
 ck__gas_spread *ck__gas_spread_of(ck_gas *gas);
 ck_gas *ck__gas_spread_member(ck__gas_spread *spread, size_t i);
+/* The member of a spread of one member (the whole box), else NULL. */
+ck_gas *ck__gas_spread_whole(ck__gas_spread *spread);
 
 /* ck_gas_create_spread with the forms chosen and temperature_given as
  * ck__gas_create_tuned. */
@@ -777,6 +786,10 @@ ck_status ck__gas_wrap_spread(ck__gas_spread *spread, const ck_gas_config *c,
                               uint64_t step, ck__gas_forms forms,
                               const double *positions, const double *velocities,
                               ck_gas **result);
+/* A gas on one device as a spread of one member (gas_create.c): `whole`,
+ * made and started there, taken over (destroyed on failure). */
+ck_status ck__gas_wrap_alone(const ck_device *device, ck_gas *whole,
+                             ck_gas **result);
 
 /* ---- the workload (gas_workload.c, gas_run.c, gas_report.c) -------------- */
 

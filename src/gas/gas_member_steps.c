@@ -1,6 +1,6 @@
 /*
  * gas_member_steps.c - a spread member's own steps (ck_gas.h's spread
- * members): its forces in parts, its sums, census, scaling and g(r),
+ * members): its forces in parts, its sums, census and scaling,
  * its own particles read back, and its resident steps. What crosses
  * between members is gas_member_exchange.c's.
  */
@@ -71,35 +71,6 @@ ck_status ck__gas_member_scale(ck_gas *member, double factor) {
   if (member->state.particles == 0)
     return CK_OK;
   return member->steps->scale(&member->state, factor);
-}
-
-ck_status ck__gas_member_rdf(ck_gas *member, size_t bins, double range,
-                             uint64_t *counts) {
-  ck_status status = CK_OK;
-  gas_state *state = &member->state;
-  uint32_t *sample = calloc(bins, sizeof *sample);
-  if (!sample)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  if (state->rdf_bins != bins) {
-    ck_buffer_destroy(state->rdf_counts);
-    state->rdf_counts = NULL;
-    state->rdf_bins = 0;
-    CK_TRY(ck__buffer_make_zeroed(state->queue, bins, 4, "rdf histogram",
-                                  &state->rdf_counts));
-    state->rdf_bins = (uint32_t)bins;
-  }
-  if (state->particles > 0) {
-    CK_TRY(ck_buffer_write(state->queue, state->rdf_counts, 0, bins * 4, sample,
-                           CK_BLOCKING, NULL));
-    CK_TRY(member->steps->rdf(state, (uint32_t)bins, range));
-    CK_TRY(ck_buffer_read(state->queue, state->rdf_counts, 0, bins * 4, sample,
-                          CK_BLOCKING, NULL));
-  }
-  for (size_t b = 0; b < bins; ++b)
-    counts[b] += sample[b];
-fail:
-  free(sample);
-  return status;
 }
 
 ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,

@@ -317,7 +317,8 @@ ck_status ck__gas_run(const void *prepared, const ck_device *device,
   ck__gas_report(&run, &c, run_s, setup_s, result);
   if (job.plot && run.writes)
     CK_TRY_OUTPUT("plot", ck__gas_write_plot(&run, &c, result));
-  if (ck__gas_spread_of(gas)) {
+  /* One device's run is a spread of one member too, and names none. */
+  if (spread) {
     CK_TRY(ck__gas_spread_report(ck__gas_spread_of(gas), result));
     char line[512];
     ck__spread_verdict(result, (double)(job.equil + job.steps), line,

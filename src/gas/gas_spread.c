@@ -35,12 +35,13 @@
  * host; the resident steps and the copies device to device serve slabs.
  *
  * A spread of one member holds the whole box, with no cut and no ghosts:
- * a gas as on one device, stepped by gas.c (ck__gas_spread.whole).
+ * a gas as on one device, stepped by gas.c (ck__gas_spread.whole); a
+ * gas on one device is one (gas_engine.c).
  *
  * This file holds the phases, a rebuild and a step through the host, in
- * Verlet and cells mode; gas_spread_steps.c a call's steps, resident
- * ones too; gas_spread_deal.c the making and dealing, and what the run
- * reads.
+ * Verlet and cells mode; gas_spread_steps.c a call's steps of slabs,
+ * resident ones too; gas_spread_deal.c the slabs' making and dealing,
+ * and what the run reads.
  */
 #include <assert.h>
 #include <math.h>
@@ -53,22 +54,6 @@
 #include "gas/gas_spread_internal.h"
 
 /* ---- phases -------------------------------------------------------------- */
-
-/* A phase (phase_fn, gas_spread_internal.h) and the spread it runs on. */
-typedef struct phase_call {
-  ck__gas_spread *spread;
-  phase_fn phase;
-} phase_call;
-
-static ck_status run_phase(void *context, size_t i) {
-  const phase_call *call = context;
-  return call->phase(call->spread, &call->spread->members[i], i);
-}
-
-ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase) {
-  phase_call call = {s, phase};
-  return ck__engine_each(s->engine, run_phase, &call);
-}
 
 /* What each member put in send[side]: to the next member (side NEXT)
  * along the stage's axis, received into its from[PREVIOUS], and to the
@@ -767,92 +752,4 @@ fail:
   s->phase_part = 0;
   s->stage = 0;
   return status;
-}
-
-/* ---- the rest ------------------------------------------------------------ */
-
-ck_status ck__gas_spread_agree(ck__gas_spread *s, ck_status status) {
-  return ck__engine_agree(s->engine, status);
-}
-
-ck_status ck__gas_spread_broadcast(ck__gas_spread *s, void *data, size_t size) {
-  return ck__exchange_broadcast(s->run->exchange, 0, data, size);
-}
-
-ck_gas *ck__gas_spread_member(ck__gas_spread *s, size_t i) {
-  return i < s->run->local ? s->members[i].gas : NULL;
-}
-
-int ck__gas_spread_rank(const ck__gas_spread *s) {
-  return s ? ck__exchange_rank(s->run->exchange) : 0;
-}
-
-ck__gas_place ck__gas_spread_place(const ck__gas_spread *s) {
-  ck__gas_place place = {s->whole ? &s->run->devices[0] : NULL, s->total,
-                         s->gpus};
-  return place;
-}
-
-int ck__gas_spread_strips(const ck__gas_spread *s) {
-  return s->members[0].gas ? ck__gas_state(s->members[0].gas)->strips : 0;
-}
-
-ck_status ck__gas_spread_finish(ck__gas_spread *s, double *kernel_s) {
-  ck_status status = CK_OK;
-  for (size_t i = 0; i < s->run->local; ++i)
-    if (s->run->queues[i])
-      CK_TRY(ck_queue_finish(s->run->queues[i]));
-  if (kernel_s)
-    *kernel_s = ck__spread_kernel_seconds(s->run);
-fail:
-  return status;
-}
-
-ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
-  /* A grid's boxes: x, then y. */
-  s->run->slab_axis = s->stages > 1 ? 2 : s->axis;
-  for (size_t i = 0; i < s->run->local; ++i) {
-    const member *m = &s->members[i];
-    s->run->units[i] = m->own;
-    s->run->bytes_sent[i] = m->bytes;
-    s->run->slab[i][0] = m->link[0].lo;
-    s->run->slab[i][1] = m->link[0].hi;
-    s->run->slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;
-    s->run->slab[i][3] = s->stages > 1 ? m->link[1].hi : NAN;
-  }
-  s->run->total = s->config.particles;
-  return ck__spread_report(s->run, result);
-}
-
-void ck__gas_spread_destroy(ck__gas_spread *s) {
-  if (!s)
-    return;
-  /* The members' device states first, then what they opened of each
-   * other's (peers, IPC handles), and the engine (its exchange) last. */
-  size_t local = s->run ? s->run->local : 0;
-  for (size_t i = 0; s->members && i < local; ++i) {
-    ck_gas_destroy(s->members[i].gas);
-    s->members[i].gas = NULL;
-    for (int side = 0; side < 2; ++side)
-      free(s->members[i].out[side].data);
-  }
-  for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
-    for (int side = 0; side < 2; ++side)
-      free(s->from[side][i].data);
-    free(s->words[i].data);
-    free(s->reals[i].data);
-  }
-  ck__spread_peers_close(s->peers);
-  for (int side = 1; s->run && side >= 0; --side)
-    ck__gas_spread_ipc_close(s, side);
-  ck__ipc_event_close(s->ipc_mark);
-  for (int side = 0; side < 2; ++side)
-    ck_buffer_destroy(s->mirror[side]);
-  ck_queue_destroy(s->mirror_queue);
-  ck__engine_destroy(s->engine);
-  free(s->members);
-  free(s->weights);
-  free(s->bounds);
-  free(s->bounds_y);
-  free(s);
 }

@@ -1,6 +1,6 @@
 /*
- * gas_spread_deal.c - a spread gas made and dealt: its configuration
- * checked, its members begun, the box cut into slabs or a grid of boxes
+ * gas_spread_deal.c - a spread gas's slabs made and dealt: its
+ * configuration checked, the box cut into slabs or a grid of boxes
  * (cut again by the members' speeds once, without shares), the particles
  * dealt to the members; and what the run reads back of them: the
  * particles in id order and g(r).
@@ -14,12 +14,6 @@
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
 #include "gas/gas_spread_internal.h"
-
-/* A slab of this many particles or more sorts in two tiers, its
- * interior's forces computed while its neighbours' entries come
- * (cl/gas.cu): 4M particles a GPU stepped faster so, 200,000 slower
- * (the pull's blocks and their waits outlast half of a small interior). */
-#define TWO_TIERS_FROM 2000000u
 
 /* ---- making and dealing -------------------------------------------------- */
 
@@ -317,7 +311,7 @@ static void place_along(const ck__gas_spread *s, axis_link *l, int a,
 
 /* Member i's slab (or box), along the cut and, in a grid, along y. A
  * grid's member m is column m % columns of row m / columns. */
-static void place_member(ck__gas_spread *s, member *m, size_t i) {
+void ck__gas_spread_place_member(ck__gas_spread *s, member *m, size_t i) {
   size_t columns = s->grid[0];
   m->index = ck__exchange_first(s->run->exchange) + i;
   m->stray = CK_GAS_NO_STRAY;
@@ -334,17 +328,9 @@ static int walls_along(const ck__gas_spread *s, size_t at, size_t count) {
   return s->config.walls ? (at == 0 ? 1 : 0) | (at + 1 == count ? 2 : 0) : 0;
 }
 
-/* Member i's device state, made to hold its particles and ghosts. */
-static ck_status make_member(ck__gas_spread *s, member *m, size_t i, size_t own,
-                             ck_queue **queue) {
+ck_status ck__gas_spread_make_slab(ck__gas_spread *s, member *m, size_t i,
+                                   size_t own, ck_queue **queue) {
   ck_gas_config c = s->config;
-  if (s->whole) {
-    ck_status status =
-        ck__gas_whole_make(&s->run->devices[i], &c, s->forms, &m->gas);
-    if (status == CK_OK)
-      *queue = ck__gas_member_queue(m->gas);
-    return status;
-  }
   int grid = s->stages > 1;
   size_t columns = s->grid[0];
   /* Ghosts of both sides (and of both ways in a grid) at the run's
@@ -399,7 +385,7 @@ static ck_status count_slab(void *context, size_t i) {
   ck__gas_spread *s = context;
   member *m = &s->members[i];
   const double *positions = s->deal_positions;
-  place_member(s, m, i);
+  ck__gas_spread_place_member(s, m, i);
   m->own = 0;
   for (size_t k = 0; k < s->config.particles; ++k)
     m->own += holds(s, m, coordinate(s, positions, k, 0),
@@ -407,21 +393,15 @@ static ck_status count_slab(void *context, size_t i) {
   return CK_OK;
 }
 
-/* Member i's programs, then its own particles from the whole run's, in
- * its coordinates. */
-static ck_status take_particles(ck__gas_spread *s, member *m, size_t i,
-                                const double *positions,
-                                const double *velocities) {
+ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
+  const double *positions = s->deal_positions;
+  const double *velocities = s->deal_velocities;
   int a = s->axis;
   size_t own = m->own;
   double across_origin = s->stages > 1 ? m->link[1].origin : 0;
   CK_TRY(ck__gas_member_build(m->gas));
-  if (s->whole) {
-    m->gas->step = s->step; /* the kicks' noise and rescales count on */
-    return ck__gas_whole_start(m->gas, positions, velocities);
-  }
   CK_TRY(ck__gas_spread_hold_scratch(s, i, own, 4));
   uint32_t *words = s->words[i].data;
   float *reals = s->reals[i].data;
@@ -451,136 +431,33 @@ static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
   return ck__gas_spread_take_exports(s, m, i);
 }
 
-/* ---- the engine's table --------------------------------------------------
- *
- * The engine makes the members: the cut deals the particles by space,
- * allocate makes a member's device state for its slab (its memory taken,
- * its programs not built yet), set_up builds it and fills it. The
- * members agree that all of their states fit before any builds its
- * programs (which can take seconds): a member too small for its slab is
- * reported at once.
- */
-
-/* The box cut by the weights; each member's particles counted. */
-static ck_status gas_cut(void *self, ck__engine *engine, uint64_t *units) {
+ck_status ck__gas_spread_cut(ck__gas_spread *s, uint64_t *units) {
   ck_status status = CK_OK;
-  ck__gas_spread *s = self;
-  CK_TRY(ck__engine_agree(engine, cut_box(s, s->deal_positions)));
-  CK_TRY(ck__engine_each(engine, count_slab, s));
+  CK_TRY(ck__engine_agree(s->engine, cut_box(s, s->deal_positions)));
+  CK_TRY(ck__engine_each(s->engine, count_slab, s));
   for (size_t i = 0; i < s->run->local; ++i)
     units[i] = s->members[i].own;
 fail:
   return status;
 }
 
-static ck_status gas_allocate(void *self, const ck__engine_member *member,
-                              ck_queue **queue) {
-  ck__gas_spread *s = self;
-  size_t i = member->index;
-  return make_member(s, &s->members[i], i, (size_t)member->units, queue);
-}
-
-static ck_status gas_set_up(void *self, size_t i) {
-  ck__gas_spread *s = self;
-  return take_particles(s, &s->members[i], i, s->deal_positions,
-                        s->deal_velocities);
-}
-
-static void gas_teardown(void *self, size_t i) {
-  ck__gas_spread *s = self;
-  ck_gas_destroy(s->members[i].gas);
-  s->members[i].gas = NULL;
-}
-
-static const ck__engine_kind gas_kind = {.unit_name = "particles",
-                                         .granule = 1,
-                                         .shares_devices = 1,
-                                         .cut = gas_cut,
-                                         .allocate = gas_allocate,
-                                         .set_up = gas_set_up,
-                                         .teardown = gas_teardown};
-
-/* Whether every member of every process is a GPU that runs kernels
- * (collective): the default neighbours depend on it. */
-static ck_status count_gpus(ck__gas_spread *s) {
-  double others[CK_SPREAD_MAX_LOCAL], sum = 0;
-  for (size_t i = 0; i < s->run->local; ++i)
-    others[i] = !ck__device_is_gpu(&s->run->devices[i]);
-  ck_status status =
-      ck__exchange_sum_rows(s->run->exchange, others, 1, &sum, 1);
-  s->gpus = status == CK_OK && sum == 0;
-  return status;
-}
-
-ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
+ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  ck__gas_spread *s = calloc(1, sizeof *s);
-  *made = NULL;
-  if (!s)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  CK_TRY(ck__engine_open(&gas_kind, s, spread, &s->engine));
-  s->run = ck__engine_run(s->engine);
-  s->total = ck__engine_members(s->engine);
-  s->whole = s->total == 1;
-  s->members = calloc(s->run->local, sizeof *s->members);
-  s->weights = calloc(s->total, sizeof *s->weights);
-  s->bounds = calloc(s->total + 1, sizeof *s->bounds);
-  s->bounds_y = calloc(s->total + 1, sizeof *s->bounds_y);
-  CK_TRY(ck__engine_agree(
-      s->engine, s->members && s->weights && s->bounds && s->bounds_y
-                     ? CK_OK
-                     : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
-  CK_TRY(count_gpus(s));
-  /* The shares, else equal: each slab holds its share of the particles. */
-  ck__spread_fractions(spread->shares, s->total, s->weights);
-  s->balancing = !spread->shares && s->total > 1;
-  s->room_for_tests = (uint32_t)ck__test_value(CK__TEST_GAS_ROOM);
-  size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
-  s->tiers_forced = tiers_from != 0;
-  s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
-  /* Copies into each member from both neighbours, where it can; a whole
-   * box has no neighbour. */
-  if (!s->whole)
-    CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
-  *made = s;
-  return CK_OK;
-fail:
-  ck__gas_spread_destroy(s);
-  return status;
-}
-
-/* The run's particles dealt to slabs cut by the weights, the members made
- * (again, where made), then their first ghosts and forces. */
-static ck_status deal(ck__gas_spread *s, const double *positions,
-                      const double *velocities, int again) {
-  ck_status status = CK_OK;
-  s->deal_positions = positions;
-  s->deal_velocities = velocities;
-  status = again ? ck__engine_remake(s->engine)
-                 : ck__engine_populate(s->engine, s->config.particles);
-  s->deal_positions = s->deal_velocities = NULL;
-  CK_TRY(status);
-  s->resident_ready = 0;
-  s->ipc_generation += 1; /* every member made anew */
-  if (s->whole) {
-    /* Its start sorted and computed the first forces. */
-  } else if (s->config.neighbors == CK_GAS_CELLS) {
+  if (s->config.neighbors == CK_GAS_CELLS) {
     /* The first ghosts, and forces without a kick. */
     CK_TRY(ck__gas_spread_cells_step(s, 0, 1));
     ck__gas_spread_ready_to_reside(s);
-  } else {
-    for (s->stage = 0; s->stage < s->stages; ++s->stage) {
-      CK_TRY(ck__gas_spread_each(s, first_exports));
-      CK_TRY(ck__gas_spread_deliver(s, 1));
-      CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_ghosts));
-    }
-    s->stage = 0;
-    s->phase_step = 0;
-    s->phase_energy = 1;
-    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
+    return CK_OK;
   }
-  s->measuring = 0;
-  s->measured_steps = 0;
+  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+    CK_TRY(ck__gas_spread_each(s, first_exports));
+    CK_TRY(ck__gas_spread_deliver(s, 1));
+    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_ghosts));
+  }
+  s->stage = 0;
+  s->phase_step = 0;
+  s->phase_energy = 1;
+  CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
 fail:
   s->stage = 0;
   return status;
@@ -621,6 +498,19 @@ static ck_status alike_decide(ck__gas_spread *s) {
     s->balancing = 0;
 fail:
   free(all);
+  return status;
+}
+
+ck_status ck__gas_spread_plan(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  CK_TRY(choose_grid(s));
+  /* A grid's members go through the host, and keep their boxes. */
+  if (s->stages > 1)
+    s->balancing = 0;
+  s->on_devices = s->peers[PREVIOUS][0] != NULL && s->stages == 1;
+  CK_TRY(ck__gas_spread_between_decide(s));
+  CK_TRY(alike_decide(s));
+fail:
   return status;
 }
 
@@ -666,52 +556,11 @@ ck_status ck__gas_spread_balance(ck__gas_spread *s) {
              : ck__fail(CK_ERROR_OUT_OF_MEMORY,
                         "out of memory for %zu particles", n)));
   CK_TRY(ck__gas_spread_particles(s, positions, velocities, NULL, NULL, NULL));
-  CK_TRY(deal(s, positions, velocities, 1));
+  CK_TRY(ck__gas_spread_deal(s, positions, velocities, 1));
 fail:
   free(all);
   free(positions);
   free(velocities);
-  return status;
-}
-
-ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
-                               uint64_t step, ck__gas_forms forms,
-                               const double *positions,
-                               const double *velocities) {
-  ck_status status = CK_OK;
-  ck__spread_run *run = s->run;
-  s->config = *config;
-  s->config.xyz_path = NULL;
-  s->forms = forms;
-  s->forms.fine_cells = 0;
-  s->step = step;
-  s->axis = !s->whole && config->box_y > config->box_x;
-  /* Ghosts within the interaction range of a border, which cell lists
-   * send again every step (with a hair to spare for the rounding of the
-   * coordinates' shift), and Verlet lists at rebuilds, the skin added.
-   * A whole box has no border: one slab, no margins. */
-  s->reach = s->whole                            ? 0
-             : config->neighbors == CK_GAS_CELLS ? config->rc * (1 + 1e-4)
-                                                 : config->rc + config->skin;
-  s->pad = s->whole ? 0 : config->skin;
-  s->dof = ck__gas_degrees_of_freedom(config);
-  CK_TRY(choose_grid(s));
-  /* A grid's members go through the host, and keep their boxes. */
-  if (s->stages > 1)
-    s->balancing = 0;
-  s->on_devices = s->peers[PREVIOUS][0] != NULL && s->stages == 1;
-  CK_TRY(ck__gas_spread_between_decide(s));
-  CK_TRY(alike_decide(s));
-  s->census[0] = config->particles;
-  for (size_t k = 0; k < config->particles; ++k) {
-    s->census[1] += k;
-    s->census[2] += ck_gas_id_hash((uint32_t)k);
-  }
-  CK_TRY(deal(s, positions, velocities, 0));
-  if (s->by_nccl)
-    CK_TRY(ck__gas_spread_nccl_decide(s));
-  run->total = config->particles;
-fail:
   return status;
 }
 

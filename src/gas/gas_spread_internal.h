@@ -1,5 +1,7 @@
 /*
- * gas_spread_internal.h - what the spread gas's files share: gas_spread.c
+ * gas_spread_internal.h - what a gas's members' files share: gas_engine.c
+ * (the engine's table, the members begun and started, a call's steps),
+ * gas_spread.c
  * (its phases, rebuilds and steps through the host), gas_spread_steps.c
  * (a call's steps, resident ones too), gas_spread_deal.c (making and
  * dealing, and what the run reads) and their CUDA half,
@@ -67,6 +69,11 @@ struct ck__gas_spread {
   /* 1 where one member holds the whole box: it keeps no ghosts and steps
    * as a gas on one device does (its box periodic, its steps gas.c's). */
   int whole;
+  /* A whole box's gas made already (a gas on one device, or a loaded
+   * one), until the engine takes it as its member (ck__gas_spread_adopt):
+   * it is neither dealt nor started again. */
+  ck_gas *adopted;
+  int adopting;
   int gpus; /* every member, on every process, is a GPU that runs kernels */
   double *weights; /* total: each one's share */
   /* The slabs' borders along the cut (total + 1); in a grid of boxes,
@@ -200,6 +207,12 @@ ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity);
 #define BALANCE_SECONDS 1.0
 #define BALANCE_GAIN 0.1
 
+/* A slab of this many particles or more sorts in two tiers, its
+ * interior's forces computed while its neighbours' entries come
+ * (cl/gas.cu): 4M particles a GPU stepped faster so, 200,000 slower
+ * (the pull's blocks and their waits outlast half of a small interior). */
+#define TWO_TIERS_FROM 2000000u
+
 /* A phase of every local member at once (ck__spread_each: a host thread
  * a member), its time counted as the member's, then the statuses agreed
  * (collective). A phase touches its own member's state and buffers
@@ -249,8 +262,35 @@ void ck__gas_spread_ipc_close(ck__gas_spread *s, int side);
 /* Takes a cells-mode step's counts as the first to make room by. */
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s);
 
-/* gas_spread_deal.c's making and dealing. */
+/* gas_spread_steps.c's steps of slabs: a call's (collective). */
+ck_status ck__gas_spread_slab_steps(ck__gas_spread *s, uint64_t steps);
+
+/* gas_spread_deal.c's making and dealing of slabs. */
+/* The grid, and what the members can share: their copies device to
+ * device, resident steps between processes, speeds to measure
+ * (collective). */
+ck_status ck__gas_spread_plan(ck__gas_spread *s);
+/* The box cut by the weights (the engine's cut): each local member's
+ * slab, and its particles counted into units (collective). */
+ck_status ck__gas_spread_cut(ck__gas_spread *s, uint64_t *units);
+/* Member i's slab and borders (its place in the cut). */
+void ck__gas_spread_place_member(ck__gas_spread *s, member *m, size_t i);
+/* Member i's device state, made to hold its `own` particles and ghosts. */
+ck_status ck__gas_spread_make_slab(ck__gas_spread *s, member *m, size_t i,
+                                   size_t own, ck_queue **queue);
+/* Member i's programs, then its own particles from the run's (the deal's),
+ * in its coordinates. */
+ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i);
+/* The slabs' first ghosts and forces, once dealt (collective). */
+ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s);
 /* Cuts the slabs again by the members' speeds where it pays (collective). */
 ck_status ck__gas_spread_balance(ck__gas_spread *s);
+
+/* gas_engine.c's members on the engine. */
+/* The run's particles dealt (positions and velocities, id order; none
+ * for an adopted whole box), the members made (again, where made), then
+ * the slabs' first ghosts and forces (collective). */
+ck_status ck__gas_spread_deal(ck__gas_spread *s, const double *positions,
+                              const double *velocities, int again);
 
 #endif /* CK_GAS_SPREAD_INTERNAL_H */

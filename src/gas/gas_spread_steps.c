@@ -444,21 +444,9 @@ uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *s) {
   return s->resident_steps;
 }
 
-/* A whole box's steps: the member's own, as on one device (a phase). */
-static ck_status whole_steps(ck__gas_spread *s, member *m, size_t i) {
-  (void)i;
-  return ck_gas_step(m->gas, s->phase_step);
-}
-
-ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
+ck_status ck__gas_spread_slab_steps(ck__gas_spread *s, uint64_t steps) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
-  if (s->whole) {
-    s->phase_step = steps;
-    status = ck__gas_spread_each(s, whole_steps);
-    s->step = s->members[0].gas->step; /* the steps done, failed or not */
-    return status;
-  }
   if (s->balancing && s->measuring && s->measured_steps >= BALANCE_STEPS)
     CK_TRY(ck__gas_spread_balance(s));
   for (uint64_t k = 0; k < steps; ++k) {
@@ -505,10 +493,6 @@ ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
     CK_TRY(ck__gas_spread_each(s, ck__gas_spread_settle));
 fail:
   return status;
-}
-
-uint64_t ck__gas_spread_steps(const ck__gas_spread *s) {
-  return s->step;
 }
 
 int ck__gas_spread_on_devices(const ck__gas_spread *s) {

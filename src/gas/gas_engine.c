@@ -1,0 +1,338 @@
+/*
+ * gas_engine.c - a gas's members on the engine (framework/engine.h), as
+ * every gas runs: on one device, a spread of one member that holds the
+ * whole box; over several, slabs or a grid of boxes (gas_spread.c). This
+ * file holds the engine's table, the members begun and started, a call's
+ * steps, and what the run asks of its members; the slabs' own cut,
+ * exchanges and steps are in gas_spread*.c.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework/spread.h"
+#include "gas/gas_internal.h"
+#include "gas/gas_spread_internal.h"
+
+/* ---- the engine's table --------------------------------------------------
+ *
+ * The engine makes the members: the cut deals the particles by space,
+ * allocate makes a member's device state for its slab (its memory taken,
+ * its programs not built yet), set_up builds it and fills it. The
+ * members agree that all of their states fit before any builds its
+ * programs (which can take seconds): a member too small for its slab is
+ * reported at once. A whole box's member is the gas on one device: made
+ * already where it was adopted, else made here as one device makes it.
+ */
+
+/* The box cut by the weights; each member's particles counted. */
+static ck_status gas_cut(void *self, ck__engine *engine, uint64_t *units) {
+  ck__gas_spread *s = self;
+  (void)engine;
+  if (!s->whole)
+    return ck__gas_spread_cut(s, units);
+  /* One slab, the whole box: nothing to cut or count. */
+  s->bounds[0] = 0;
+  s->bounds[1] = s->axis ? s->config.box_y : s->config.box_x;
+  ck__gas_spread_place_member(s, &s->members[0], 0);
+  units[0] = s->members[0].own = s->config.particles;
+  return CK_OK;
+}
+
+static ck_status gas_allocate(void *self, const ck__engine_member *member,
+                              ck_queue **queue) {
+  ck__gas_spread *s = self;
+  size_t i = member->index;
+  ck_gas **gas = &s->members[i].gas;
+  if (!s->whole)
+    return ck__gas_spread_make_slab(s, &s->members[i], i, (size_t)member->units,
+                                    queue);
+  ck_status status = CK_OK;
+  if (s->adopted) {
+    *gas = s->adopted; /* taken over: destroyed with the member */
+    s->adopted = NULL;
+  } else {
+    status = ck__gas_whole_make(&s->run->devices[i], &s->config, s->forms, gas);
+  }
+  if (status == CK_OK)
+    *queue = ck__gas_member_queue(*gas);
+  return status;
+}
+
+/* A member's programs, then its own particles from the whole run's. */
+static ck_status gas_set_up(void *self, size_t i) {
+  ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  if (!s->whole)
+    return ck__gas_spread_take_slab(s, m, i);
+  if (s->adopting)
+    return CK_OK; /* built and started already */
+  CK_TRY(ck__gas_member_build(m->gas));
+  m->gas->step = s->step; /* the kicks' noise and rescales count on */
+  CK_TRY(ck__gas_whole_start(m->gas, s->deal_positions, s->deal_velocities));
+fail:
+  return status;
+}
+
+static void gas_teardown(void *self, size_t i) {
+  ck__gas_spread *s = self;
+  ck_gas_destroy(s->members[i].gas);
+  s->members[i].gas = NULL;
+}
+
+static const ck__engine_kind gas_kind = {.unit_name = "particles",
+                                         .granule = 1,
+                                         .shares_devices = 1,
+                                         .cut = gas_cut,
+                                         .allocate = gas_allocate,
+                                         .set_up = gas_set_up,
+                                         .teardown = gas_teardown};
+
+/* Whether every member of every process is a GPU that runs kernels
+ * (collective): the default neighbours depend on it. */
+static ck_status count_gpus(ck__gas_spread *s) {
+  double others[CK_SPREAD_MAX_LOCAL], sum = 0;
+  for (size_t i = 0; i < s->run->local; ++i)
+    others[i] = !ck__device_is_gpu(&s->run->devices[i]);
+  ck_status status =
+      ck__exchange_sum_rows(s->run->exchange, others, 1, &sum, 1);
+  s->gpus = status == CK_OK && sum == 0;
+  return status;
+}
+
+ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
+  ck_status status = CK_OK;
+  ck__gas_spread *s = calloc(1, sizeof *s);
+  *made = NULL;
+  if (!s)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
+  CK_TRY(ck__engine_open(&gas_kind, s, spread, &s->engine));
+  s->run = ck__engine_run(s->engine);
+  s->total = ck__engine_members(s->engine);
+  s->whole = s->total == 1;
+  s->members = calloc(s->run->local, sizeof *s->members);
+  s->weights = calloc(s->total, sizeof *s->weights);
+  s->bounds = calloc(s->total + 1, sizeof *s->bounds);
+  s->bounds_y = calloc(s->total + 1, sizeof *s->bounds_y);
+  CK_TRY(ck__engine_agree(
+      s->engine, s->members && s->weights && s->bounds && s->bounds_y
+                     ? CK_OK
+                     : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
+  CK_TRY(count_gpus(s));
+  /* The shares, else equal: each slab holds its share of the particles. */
+  ck__spread_fractions(spread->shares, s->total, s->weights);
+  s->balancing = !spread->shares && s->total > 1;
+  s->room_for_tests = (uint32_t)ck__test_value(CK__TEST_GAS_ROOM);
+  size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
+  s->tiers_forced = tiers_from != 0;
+  s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
+  /* Copies into each member from both neighbours, where it can; a whole
+   * box has no neighbour. */
+  if (!s->whole)
+    CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
+  *made = s;
+  return CK_OK;
+fail:
+  ck__gas_spread_destroy(s);
+  return status;
+}
+
+void ck__gas_spread_adopt(ck__gas_spread *s, ck_gas *whole) {
+  /* One device without a communicator: one member, in this process. */
+  assert(s && s->whole && whole && !whole->spread && !s->adopted);
+  s->adopted = whole;
+  s->adopting = 1;
+}
+
+ck_status ck__gas_spread_deal(ck__gas_spread *s, const double *positions,
+                              const double *velocities, int again) {
+  ck_status status = CK_OK;
+  s->deal_positions = positions;
+  s->deal_velocities = velocities;
+  status = again ? ck__engine_remake(s->engine)
+                 : ck__engine_populate(s->engine, s->config.particles);
+  s->deal_positions = s->deal_velocities = NULL;
+  CK_TRY(status);
+  s->resident_ready = 0;
+  s->ipc_generation += 1; /* every member made anew */
+  /* A whole box's start sorted and computed the first forces. */
+  if (!s->whole)
+    CK_TRY(ck__gas_spread_first_ghosts(s));
+  s->measuring = 0;
+  s->measured_steps = 0;
+fail:
+  return status;
+}
+
+ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
+                               uint64_t step, ck__gas_forms forms,
+                               const double *positions,
+                               const double *velocities) {
+  ck_status status = CK_OK;
+  ck__spread_run *run = s->run;
+  s->config = *config;
+  s->config.xyz_path = NULL;
+  s->forms = forms;
+  s->forms.fine_cells = 0;
+  s->step = step;
+  s->axis = !s->whole && config->box_y > config->box_x;
+  /* Ghosts within the interaction range of a border, which cell lists
+   * send again every step (with a hair to spare for the rounding of the
+   * coordinates' shift), and Verlet lists at rebuilds, the skin added.
+   * A whole box has no border: one slab, no margins. */
+  s->reach = s->whole                            ? 0
+             : config->neighbors == CK_GAS_CELLS ? config->rc * (1 + 1e-4)
+                                                 : config->rc + config->skin;
+  s->pad = s->whole ? 0 : config->skin;
+  s->dof = ck__gas_degrees_of_freedom(config);
+  if (s->whole) {
+    s->grid[0] = s->grid[1] = 1;
+    s->stages = 1;
+  } else {
+    CK_TRY(ck__gas_spread_plan(s));
+  }
+  s->census[0] = config->particles;
+  for (size_t k = 0; k < config->particles; ++k) {
+    s->census[1] += k;
+    s->census[2] += ck_gas_id_hash((uint32_t)k);
+  }
+  CK_TRY(ck__gas_spread_deal(s, positions, velocities, 0));
+  s->adopting = 0;
+  if (s->by_nccl)
+    CK_TRY(ck__gas_spread_nccl_decide(s));
+  run->total = config->particles;
+fail:
+  return status;
+}
+
+/* ---- a call's steps, and what the run asks ------------------------------- */
+
+/* A phase (phase_fn, gas_spread_internal.h) and the spread it runs on. */
+typedef struct phase_call {
+  ck__gas_spread *spread;
+  phase_fn phase;
+} phase_call;
+
+static ck_status run_phase(void *context, size_t i) {
+  const phase_call *call = context;
+  return call->phase(call->spread, &call->spread->members[i], i);
+}
+
+ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase) {
+  phase_call call = {s, phase};
+  return ck__engine_each(s->engine, run_phase, &call);
+}
+
+/* A whole box's steps: the member's own, as on one device (a phase). */
+static ck_status whole_steps(ck__gas_spread *s, member *m, size_t i) {
+  (void)i;
+  return ck_gas_step(m->gas, s->phase_step);
+}
+
+ck_status ck__gas_spread_step(ck__gas_spread *s, uint64_t steps) {
+  if (!s->whole)
+    return ck__gas_spread_slab_steps(s, steps);
+  s->phase_step = steps;
+  ck_status status = ck__gas_spread_each(s, whole_steps);
+  s->step = s->members[0].gas->step; /* the steps done, failed or not */
+  return status;
+}
+
+uint64_t ck__gas_spread_steps(const ck__gas_spread *s) {
+  return s->step;
+}
+
+/* ---- the rest ------------------------------------------------------------ */
+
+ck_status ck__gas_spread_agree(ck__gas_spread *s, ck_status status) {
+  return ck__engine_agree(s->engine, status);
+}
+
+ck_status ck__gas_spread_broadcast(ck__gas_spread *s, void *data, size_t size) {
+  return ck__exchange_broadcast(s->run->exchange, 0, data, size);
+}
+
+ck_gas *ck__gas_spread_member(ck__gas_spread *s, size_t i) {
+  return i < s->run->local ? s->members[i].gas : NULL;
+}
+
+ck_gas *ck__gas_spread_whole(ck__gas_spread *s) {
+  return s->whole ? s->members[0].gas : NULL;
+}
+
+int ck__gas_spread_rank(const ck__gas_spread *s) {
+  return s ? ck__exchange_rank(s->run->exchange) : 0;
+}
+
+ck__gas_place ck__gas_spread_place(const ck__gas_spread *s) {
+  ck__gas_place place = {s->whole ? &s->run->devices[0] : NULL, s->total,
+                         s->gpus};
+  return place;
+}
+
+int ck__gas_spread_strips(const ck__gas_spread *s) {
+  return s->members[0].gas ? ck__gas_state(s->members[0].gas)->strips : 0;
+}
+
+ck_status ck__gas_spread_finish(ck__gas_spread *s, double *kernel_s) {
+  ck_status status = CK_OK;
+  for (size_t i = 0; i < s->run->local; ++i)
+    if (s->run->queues[i])
+      CK_TRY(ck_queue_finish(s->run->queues[i]));
+  if (kernel_s)
+    *kernel_s = ck__spread_kernel_seconds(s->run);
+fail:
+  return status;
+}
+
+ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
+  /* A grid's boxes: x, then y. */
+  s->run->slab_axis = s->stages > 1 ? 2 : s->axis;
+  for (size_t i = 0; i < s->run->local; ++i) {
+    const member *m = &s->members[i];
+    s->run->units[i] = m->own;
+    s->run->bytes_sent[i] = m->bytes;
+    s->run->slab[i][0] = m->link[0].lo;
+    s->run->slab[i][1] = m->link[0].hi;
+    s->run->slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;
+    s->run->slab[i][3] = s->stages > 1 ? m->link[1].hi : NAN;
+  }
+  s->run->total = s->config.particles;
+  return ck__spread_report(s->run, result);
+}
+
+void ck__gas_spread_destroy(ck__gas_spread *s) {
+  if (!s)
+    return;
+  /* The members' device states first, then what they opened of each
+   * other's (peers, IPC handles), and the engine (its exchange) last. */
+  size_t local = s->run ? s->run->local : 0;
+  for (size_t i = 0; s->members && i < local; ++i) {
+    ck_gas_destroy(s->members[i].gas);
+    s->members[i].gas = NULL;
+    for (int side = 0; side < 2; ++side)
+      free(s->members[i].out[side].data);
+  }
+  for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
+    for (int side = 0; side < 2; ++side)
+      free(s->from[side][i].data);
+    free(s->words[i].data);
+    free(s->reals[i].data);
+  }
+  ck__spread_peers_close(s->peers);
+  for (int side = 1; s->run && side >= 0; --side)
+    ck__gas_spread_ipc_close(s, side);
+  ck__ipc_event_close(s->ipc_mark);
+  for (int side = 0; side < 2; ++side)
+    ck_buffer_destroy(s->mirror[side]);
+  ck_queue_destroy(s->mirror_queue);
+  ck__engine_destroy(s->engine);
+  ck_gas_destroy(s->adopted);
+  free(s->members);
+  free(s->weights);
+  free(s->bounds);
+  free(s->bounds_y);
+  free(s);
+}
