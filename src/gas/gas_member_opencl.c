@@ -6,6 +6,14 @@
 
 #include "gas/gas_internal.h"
 
+/* The arguments ended, then the launch: a work-item each of `items`. */
+static ck_status launch(gas_state *state, ck_kernel_args *args, size_t items) {
+  ck_status status = ck_kernel_args_end(args);
+  return status
+             ? status
+             : ck__gas_opencl_launch(state, args->kernel, items, state->group);
+}
+
 ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
                                 double hi, double reach, int stage,
                                 uint32_t counts[2]) {
@@ -15,8 +23,7 @@ ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
                          zero, CK_NONBLOCKING, NULL));
   ck_kernel_args args;
-  ck_kernel *kernel = state->select_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->select_kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_i32(&args, mode);
   ck_kernel_args_real(&args, lo, real);
@@ -28,8 +35,7 @@ ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
   ck_kernel_args_u32(&args, state->message_capacity);
   ck_kernel_args_buffer(&args, state->member_list);
   ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(launch(state, &args, state->particles));
   CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
                         2 * sizeof *counts, counts, CK_BLOCKING, NULL));
 fail:
@@ -39,12 +45,10 @@ fail:
 ck_status ck__gas_opencl_post(gas_state *state, uint32_t base, uint32_t count,
                               double shift, int ghost, uint32_t at,
                               uint32_t kept, int stage) {
-  ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
   ck_kernel_args args;
-  ck_kernel *kernel = state->post_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->post_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
   ck_kernel_args_buffer(&args, state->member_list);
@@ -57,20 +61,15 @@ ck_status ck__gas_opencl_post(gas_state *state, uint32_t base, uint32_t count,
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->out_packed);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, count, state->group));
-fail:
-  return status;
+  return launch(state, &args, count);
 }
 
 ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
                                 uint32_t count, int ghost, uint32_t from_next,
                                 uint32_t at, double lo, double hi, int stage) {
-  ck_status status = CK_OK;
   int real = state->double_precision;
   ck_kernel_args args;
-  ck_kernel *kernel = state->accept_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->accept_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, first);
   ck_kernel_args_i32(&args, ghost);
@@ -84,20 +83,15 @@ ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, count, state->group));
-fail:
-  return status;
+  return launch(state, &args, count);
 }
 
 ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
                                 double shift, int stage) {
-  ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
   ck_kernel_args args;
-  ck_kernel *kernel = state->gather_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->gather_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
   ck_kernel_args_buffer(&args, state->export_slots);
@@ -105,38 +99,28 @@ ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
   ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->out_real);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, count, state->group));
-fail:
-  return status;
+  return launch(state, &args, count);
 }
 
 ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count) {
-  ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
   ck_kernel_args args;
-  ck_kernel *kernel = state->mark_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->mark_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
   ck_kernel_args_buffer(&args, state->member_list);
   ck_kernel_args_buffer(&args, state->id);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, count, state->group));
-fail:
-  return status;
+  return launch(state, &args, count);
 }
 
 ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
                                 uint32_t count, uint32_t at,
                                 uint32_t from_next) {
-  ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
   ck_kernel_args args;
-  ck_kernel *kernel = state->locate_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->locate_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
   ck__gas_add_geometry(state, &args);
@@ -151,38 +135,28 @@ ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
   ck_kernel_args_buffer(&args,
                         ghost ? state->ghost_slots : state->export_slots);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, count, state->group));
-fail:
-  return status;
+  return launch(state, &args, count);
 }
 
 ck_status ck__gas_opencl_unpack(gas_state *state, uint32_t base,
                                 uint32_t count) {
-  ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
   ck_kernel_args args;
-  ck_kernel *kernel = state->unpack_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->unpack_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
   ck_kernel_args_buffer(&args, state->ghost_slots);
   ck_kernel_args_buffer(&args, state->in_real);
   ck_kernel_args_buffer(&args, state->position);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, count, state->group));
-fail:
-  return status;
+  return launch(state, &args, count);
 }
 
 ck_status ck__gas_opencl_parts(gas_state *state, const double borders[4],
                                double reach) {
-  ck_status status = CK_OK;
   int real = state->double_precision;
   ck_kernel_args args;
-  ck_kernel *kernel = state->parts_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->parts_kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   for (int b = 0; b < 4; ++b)
     ck_kernel_args_real(&args, borders[b], real);
@@ -190,10 +164,7 @@ ck_status ck__gas_opencl_parts(gas_state *state, const double borders[4],
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->part_mark);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
-fail:
-  return status;
+  return launch(state, &args, state->particles);
 }
 
 ck_status ck__gas_opencl_census(gas_state *state, uint64_t census[3]) {
@@ -203,14 +174,11 @@ ck_status ck__gas_opencl_census(gas_state *state, uint64_t census[3]) {
   if (!partial)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   ck_kernel_args args;
-  ck_kernel *kernel = state->census_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->census_kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->census_sums);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, groups * state->group,
-                               state->group));
+  CK_TRY(launch(state, &args, groups * state->group));
   CK_TRY(ck_buffer_read(state->queue, state->census_sums, 0,
                         3 * groups * sizeof *partial, partial, CK_BLOCKING,
                         NULL));
@@ -224,18 +192,13 @@ fail:
 }
 
 ck_status ck__gas_opencl_scale(gas_state *state, double factor) {
-  ck_status status = CK_OK;
   int real = state->double_precision;
   ck_kernel_args args;
-  ck_kernel *kernel = state->scale_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->scale_kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_real(&args, factor, real);
   ck_kernel_args_buffer(&args, state->velocity);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
-fail:
-  return status;
+  return launch(state, &args, state->particles);
 }
 
 ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
@@ -249,8 +212,7 @@ ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
                          zero, CK_NONBLOCKING, NULL));
   ck_kernel_args args;
-  ck_kernel *kernel = state->leave_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->leave_kernel, &args);
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_real(&args, lo, real);
   ck_kernel_args_real(&args, hi, real);
@@ -265,20 +227,17 @@ ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
   ck_kernel_args_u32(&args, state->message_capacity);
   ck_kernel_args_buffer(&args, state->out_packed);
   ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(launch(state, &args, state->particles));
 fail:
   return status;
 }
 
 ck_status ck__gas_opencl_enter(gas_state *state, uint32_t first,
                                uint32_t count) {
-  ck_status status = CK_OK;
   if (count == 0)
     return CK_OK;
   ck_kernel_args args;
-  ck_kernel *kernel = state->enter_kernel;
-  ck_kernel_args_begin(kernel, &args);
+  ck_kernel_args_begin(state->enter_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, first);
   ck_kernel_args_buffer(&args, state->in_word);
@@ -286,8 +245,5 @@ ck_status ck__gas_opencl_enter(gas_state *state, uint32_t first,
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, count, state->group));
-fail:
-  return status;
+  return launch(state, &args, count);
 }
