@@ -4250,6 +4250,64 @@ static void spread_of_one(const ck_device *ref, const ck_device *ocl) {
     }
 }
 
+/* A spread's Verlet forces take the next step's first half-step within a
+ * call, on devices with lists (strips off): a call of 40 steps ends
+ * where 40 calls of one step, which never take it, end, bit for bit. */
+static void spread_ahead(const ck_device *ocl) {
+  if (!ocl)
+    return;
+  ck_device pair[2] = {*ocl, *ocl};
+  ck_spread spread = {.devices = pair, .device_count = 2};
+  ck__gas_forms forms = CK__GAS_FORMS_BY_DEVICE;
+  forms.strips = 0;
+  for (int rescale = 0; rescale < 2; ++rescale) {
+    ck_gas_config c;
+    ck_gas_config_init(&c);
+    c.particles = 900;
+    c.temperature = 1.4; /* rebuilds within the 40 steps */
+    c.neighbors = CK_GAS_VERLET;
+    c.skin = 0.2;
+    if (rescale) {
+      c.thermostat = CK_GAS_RESCALE;
+      c.target_temperature = 1.0;
+      c.rescale_every = 6;
+    }
+    ck_gas *gases[2] = {NULL, NULL};
+    snapshot runs[2];
+    memset(runs, 0, sizeof runs);
+    int taken = 0;
+    for (int g = 0; g < 2; ++g)
+      CHECK_OK(ck__gas_create_spread_tuned(&spread, &c, forms, 0, &gases[g]));
+    if (gases[0] && gases[1]) {
+      CHECK_OK(ck_gas_step(gases[0], 40));
+      for (int k = 0; k < 40; ++k)
+        CHECK_OK(ck_gas_step(gases[1], 1));
+      taken = take(gases[0], &runs[0]) + take(gases[1], &runs[1]);
+    }
+    /* Each step that took the half-step turned its member's parity. */
+    int turned = -1, kept = -1;
+    if (taken == 2) {
+      turned = (int)ck__gas_state(ck__gas_spread_member(
+                   ck__gas_spread_of(gases[0]), 0))->rebuild_parity;
+      kept = (int)ck__gas_state(ck__gas_spread_member(
+                 ck__gas_spread_of(gases[1]), 0))->rebuild_parity;
+    }
+    size_t bytes = 2 * c.particles * sizeof(double);
+    CHECK_MSG(taken == 2 && memcmp(runs[0].x, runs[1].x, bytes) == 0 &&
+                  memcmp(runs[0].v, runs[1].v, bytes) == 0 &&
+                  memcmp(runs[0].f, runs[1].f, bytes) == 0 &&
+                  runs[0].o.potential == runs[1].o.potential &&
+                  kept == 0 && (rescale || turned == 1),
+              "a spread's steps ahead%s: not the steps one at a time "
+              "(parity %d and %d)",
+              rescale ? " with rescaling" : "", turned, kept);
+    snapshot_free(&runs[0]);
+    snapshot_free(&runs[1]);
+    ck_gas_destroy(gases[0]);
+    ck_gas_destroy(gases[1]);
+  }
+}
+
 /* The members' census finds an id doubled (a particle given another's
  * id) at the next observation. */
 static void spread_census(const ck_device *ref) {
@@ -4517,6 +4575,7 @@ static void spread_gas(const ck_device *ref, const ck_device *ocl) {
   spread_two_slabs(ref);
   spread_census(ref);
   spread_of_one(ref, ocl);
+  spread_ahead(ocl);
   spread_cluster(ref, ocl);
   spread_two_borders(ref, ocl);
   spread_forces(ref, ocl);

@@ -692,9 +692,12 @@ ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
 /* Forces, and the kick of step kick_step (0: none): of every slot (part
  * 0), or of the interior (part 1) or border (part 2) slots of a Verlet
  * member, as ck__gas_member_parts marked them; part 1 then part 2 make
- * one step's. */
+ * one step's. With ahead, where the steps can (Verlet lists on a
+ * device), the kick's pass also takes the next step's first half-step
+ * (ck__gas_member_drift then has nothing left to do): every part of the
+ * step must ask for it alike. */
 ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
-                                uint64_t kick_step);
+                                uint64_t kick_step, int ahead);
 /* After a Verlet rebuild's sort: each slot's part of the forces, by the
  * borders of its slab (lo_x, hi_x, lo_y, hi_y, in its coordinates; none
  * past a wall or along the run's y) and the reach past them. */

@@ -412,7 +412,11 @@ ck_status ck__gas_member_resort(ck_gas *member, size_t kept) {
 }
 
 ck_status ck__gas_member_drift(ck_gas *member) {
-  return member->steps->kick_drift(&member->state);
+  gas_state *state = &member->state;
+  if (!state->drifted)
+    return member->steps->kick_drift(state);
+  state->drifted = 0; /* the last step's forces took this half-step */
+  return CK_OK;
 }
 
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],

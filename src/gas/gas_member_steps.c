@@ -11,13 +11,15 @@
 #include "gas/gas_internal.h"
 
 ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
-                                uint64_t kick_step) {
+                                uint64_t kick_step, int ahead) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   assert(part == 0 || state->part_mark);
+  assert(!state->drifted);
   state->with_energy = with_energy;
   state->kick_step = kick_step;
-  state->ahead = 0;
+  /* Strips flag a rebuild as their sort clears it: lists alone here. */
+  state->ahead = ahead && !state->strips;
   state->force_part = part;
   CK_TRY(member->steps->forces(state));
   /* A kick the forces did not make kicks every slot: after the last
@@ -27,6 +29,7 @@ ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
 fail:
   state->kick_step = 0;
   state->force_part = 0;
+  state->ahead = 0;
   return status;
 }
 
@@ -177,7 +180,7 @@ ck_status ck__gas_member_come(ck_gas *member, int parity,
   state->parity = parity;
   CK_TRY(member->steps->pull(state, from, lo, hi));
   CK_TRY(member->steps->neighbors(state, 1));
-  CK_TRY(ck__gas_member_forces(member, 0, with_energy, kick_step));
+  CK_TRY(ck__gas_member_forces(member, 0, with_energy, kick_step, 0));
 fail:
   return status;
 }

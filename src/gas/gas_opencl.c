@@ -576,7 +576,8 @@ static ck_status neighbor_forces(gas_state *state) {
   CK_TRY(ck_kernel_args_end(&args));
   CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
   state->kick_step = 0;
-  if (ahead) {
+  /* A member's interior (part 1) leaves the arrays to its border. */
+  if (ahead && state->force_part != 1) {
     /* The next positions are in the spare array: it becomes the
      * positions. */
     ck_buffer *swap = state->position;

@@ -464,7 +464,7 @@ ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i) {
   if (s->phase_unpack)
     CK_TRY(ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL));
   CK_TRY(ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
-                               s->phase_step));
+                               s->phase_step, s->phase_ahead));
 fail:
   return status;
 }
@@ -659,7 +659,7 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   for (int stage = 0; stage < s->stages; ++stage)
     kept += m->link[stage].ghosts[PREVIOUS] + m->link[stage].ghosts[NEXT];
   CK_TRY(ck__gas_member_resort(m->gas, kept));
-  CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step));
+  CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step, 0));
 fail:
   return status;
 }
@@ -707,29 +707,10 @@ fail:
   return status;
 }
 
-/* Verlet mode's step: the ghosts' positions, or a rebuild. Returns 1 in
- * *rebuilt after a rebuild. */
-ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
-                                     int *rebuilt) {
+/* Between rebuilds: the interior's forces, queued first, run while the
+ * ghosts' positions cross; the border's follow. */
+static ck_status refresh(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  CK_TRY(ck__gas_spread_each(s, drift_and_pack));
-  double moved[CK_SPREAD_MAX_LOCAL], anyone = 0;
-  const double *rows[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < s->run->local; ++i) {
-    moved[i] = s->members[i].flags[0] != 0;
-    rows[i] = &moved[i];
-  }
-  CK_TRY(ck__exchange_sum(s->run->exchange, rows, &anyone, 1));
-  *rebuilt = anyone > 0;
-  s->phase_step = step;
-  s->phase_energy = last;
-  if (*rebuilt) {
-    CK_TRY(rebuild(s));
-    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
-    return CK_OK;
-  }
-  /* The interior's forces, queued first: they run while the ghosts'
-   * positions cross; the border's follow. */
   s->phase_part = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
   if (s->on_devices) {
@@ -751,5 +732,37 @@ fail:
   s->phase_unpack = 0;
   s->phase_part = 0;
   s->stage = 0;
+  return status;
+}
+
+/* Verlet mode's step: the ghosts' positions, or a rebuild. Returns 1 in
+ * *rebuilt after a rebuild. The forces take the next step's first
+ * half-step but for a call's last step (the caller may read the state)
+ * and before a rescale, as one device's do. */
+ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
+                                     int *rebuilt) {
+  ck_status status = CK_OK;
+  const ck_gas_config *c = &s->config;
+  CK_TRY(ck__gas_spread_each(s, drift_and_pack));
+  double moved[CK_SPREAD_MAX_LOCAL], anyone = 0;
+  const double *rows[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < s->run->local; ++i) {
+    moved[i] = s->members[i].flags[0] != 0;
+    rows[i] = &moved[i];
+  }
+  CK_TRY(ck__exchange_sum(s->run->exchange, rows, &anyone, 1));
+  *rebuilt = anyone > 0;
+  s->phase_step = step;
+  s->phase_energy = last;
+  s->phase_ahead = !last && !(c->thermostat == CK_GAS_RESCALE &&
+                              step % c->rescale_every == 0);
+  if (*rebuilt) {
+    CK_TRY(rebuild(s));
+    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
+  } else {
+    CK_TRY(refresh(s));
+  }
+fail:
+  s->phase_ahead = 0;
   return status;
 }

@@ -98,6 +98,7 @@ struct ck__gas_spread {
   uint64_t phase_step;
   int phase_energy, phase_move;
   int phase_part; /* the part of the forces (ck__gas_member_forces) */
+  int phase_ahead; /* the forces take the next step's first half-step */
   double phase_factor;
   /* Without shares, on devices of more than one model (alike_decide),
    * the slabs are cut again once by the speeds the members keep over
