@@ -2715,6 +2715,198 @@ the median of three runs after an untimed one.
 {body}"""
 
 
+
+def tree_lines(run, name):
+    """{(case, tree): [(rate, E, P)]} of lines "CASE TREE rN: RATE ..
+    E=.. P=..", each case's name up to its tree ("base" or "now")."""
+    runs = {}
+    for line in read(run, name).splitlines():
+        head, _, tail = line.partition(": ")
+        words = head.split()
+        if len(words) < 3 or words[-2] not in ("base", "now") or not \
+                words[-1].startswith("r") or "E=" not in tail:
+            continue
+        fields = dict(item.split("=", 1) for item in tail.split()
+                      if "=" in item)
+        runs.setdefault((" ".join(words[:-2]), words[-2]), []).append(
+            (float(tail.split()[0]), fields["E"], fields["P"]))
+    return runs
+
+
+def tree_row(runs, case, label):
+    """A case's medians before and now, their ratio, and whether every
+    run of both trees ended at the same energy and pressure."""
+    base = statistics.median(r[0] for r in runs[(case, "base")])
+    now = statistics.median(r[0] for r in runs[(case, "now")])
+    same = {(r[1], r[2]) for r in runs[(case, "base")] + runs[(case, "now")]}
+    return [label, num(base), num(now), f"{now / base:.3f}",
+            "yes" if len(same) == 1 else "no"]
+
+
+GAS_ALONE = "h200-2026-11-29-gas-alone"
+
+
+def h200_gas_alone_engine():
+    runs = tree_lines(GAS_ALONE, "rates.txt")
+    cases = [
+        ("cuda:0 [--particles 4194304 --steps 1000 --log-every 0]",
+         "4M, auto (Verlet lists), `cuda:0`"),
+        ("ocl:1.0 [--particles 4194304 --steps 1000 --log-every 0]",
+         "4M, auto, `ocl:1.0`"),
+        ("cuda:0 [--particles 4194304 --steps 1000 --log-every 0 "
+         "--neighbors cells]", "4M, cells, `cuda:0`"),
+        ("cuda:0 [--particles 65536 --steps 3000 --log-every 10 "
+         "--sample-every 10]", "65,536, a call every 10 steps"),
+        ("cuda:0 [--model log:1:1 --particles 8192 --steps 300 "
+         "--log-every 0]", "8,192, soft-log model, all pairs"),
+        ("cuda:0 [--particles 262144 --steps 500 --thermostat "
+         "langevin:1:1 --rdf /tmp/rdf.txt --log-every 50]",
+         "262,144, Langevin, g(r)")]
+    rows = [tree_row(runs, case, label) for case, label in cases]
+    calls = tree_lines(GAS_ALONE, "calls.txt")
+    rows += [tree_row(calls, case, label) for case, label in (
+        ("cuda:0 [--particles 1024 --steps 20000 --log-every 100]",
+         "1,024, a call every 10 steps (7 runs)"),
+        ("cuda:0 [--particles 4096 --steps 10000 --sample-every 1 "
+         "--log-every 0]", "4,096, a call every step (7 runs)"))]
+    text = read(GAS_ALONE, "rates.txt")
+    restarts = {tree: line.split("E=")[1].split()[0]
+                for tree in ("base", "now") for line in text.splitlines()
+                if line.startswith(f"restart {tree}:")}
+    alike = "checkpoints alike byte for byte" in text
+    return f"""### A gas on one device: a spread of one member
+
+A gas on one device is now a spread of one member on the member engine:
+the gas made as before, then adopted as the engine's member. Its steps
+go through the engine; its reads and checkpoints go to the member. The
+tree before ran beside it, in turns: medians of three runs (two for the
+soft-log and Langevin rows). "Same E, P": every run of both trees ended
+at the same energy and pressure, bit for bit.
+
+{source([(GAS_ALONE, "rates.txt"), (GAS_ALONE, "calls.txt"),
+         (GAS_ALONE, "run.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-11-29",
+        "`clkit run gas --particles N --steps S --device D [OPTIONS] "
+        "--json --quiet` (run.txt gives each)")}
+
+{table(["run", "before (9e0c1ae)", "now", "now / before", "same E, P"],
+       rows)}
+
+- The last two rows ran in a second call, seven runs a tree: a call's
+  cost is the same on both.
+- A checkpoint written at step 300 was {"the same bytes" if alike
+  else "not the same"} on both trees.
+- A run restarted from it ended at E = {restarts.get("now")}
+  ({"the same" if restarts.get("now") == restarts.get("base")
+  else "not the same"} before)."""
+
+
+GAS_SPREAD_AHEAD = "h200x2-2026-11-29-gas-spread-ahead"
+
+
+def h200x2_gas_spread_ahead():
+    runs = tree_lines(GAS_SPREAD_AHEAD, "rates.txt")
+    alone = {tree: statistics.median(r[0] for r in
+                                     runs[("one gpu 4M auto", tree)])
+             for tree in ("base", "now")}
+    rows = [tree_row(runs, "one gpu 4M auto", "one GPU, 4M")]
+    for case, label in (
+            ("two gpus 8M verlet process", "two GPUs, 8M, one process"),
+            ("two gpus 8M verlet mpi", "two GPUs, 8M, MPI"),
+            ("two gpus 4M verlet process (strong)",
+             "two GPUs, 4M, one process"),
+            ("two gpus 8M auto process", "two GPUs, 8M, cells")):
+        row = tree_row(runs, case, label)
+        base = statistics.median(r[0] for r in runs[(case, "base")])
+        now = statistics.median(r[0] for r in runs[(case, "now")])
+        row.insert(4, f"{50 * base / alone['base']:.1f}% → "
+                      f"{50 * now / alone['now']:.1f}%")
+        rows.append(row)
+    rows[0].insert(4, "")
+    return f"""### A spread's Verlet forces take the next half-step
+
+Between rebuilds, a gas spread member's Verlet forces (the interior's,
+then the border's) now take the next step's first half-step, as one
+device's do: one pass over the particles fewer a step. Verlet lists
+with skin 0.5; one GPU alone takes them by default. The tree before
+ran beside it, in turns: medians of three runs (two for the last two
+rows). The efficiency is the rate over twice one GPU's at 4M, before →
+now: weak at 8M, strong at 4M.
+
+{source([(GAS_SPREAD_AHEAD, "rates.txt"), (GAS_SPREAD_AHEAD, "run.txt")],
+        "2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
+        "Open MPI 4.1.6",
+        "2026-11-29",
+        "`clkit run gas --particles N --steps 600 --neighbors verlet:0.5 "
+        "--device cuda:0,cuda:1 --spread --shares 1,1 --log-every 0 --json "
+        "--quiet`, and `mpirun -np 2` with `--device cuda` (run.txt gives "
+        "each)")}
+
+{table(["run", "before (9e0c1ae)", "now", "now / before", "efficiency",
+        "same E, P"], rows)}"""
+
+
+
+GAS_MEMBER_LISTS = "h200x2-2026-11-29-gas-member-lists"
+
+
+def gas_member_auto():
+    """auto.txt's runs at 4M a member: each way's mode and rates."""
+    ways = {}
+    for line in read(GAS_MEMBER_LISTS, "auto.txt").splitlines():
+        words = line.split()
+        ways.setdefault(words[1], []).append((words[-2], words[-1]))
+    return "; ".join(
+        f"{'one process' if way == 'process' else 'MPI'} took "
+        f"{runs[0][1].split('=')[1]}, "
+        f"{' and '.join(num(rate) for rate, _ in runs)} particle-steps/s"
+        for way, runs in ways.items())
+
+
+def h200x2_gas_member_lists():
+    """Cells against Verlet lists for a spread's members, by size."""
+    rates = {}
+    for line in read(GAS_MEMBER_LISTS, "rates.txt").splitlines():
+        head, _, tail = line.partition(": ")
+        words = head.split()
+        key = tuple(words[:-1])
+        rates.setdefault(key, []).append(float(tail.split()[0]))
+    median = {key: statistics.median(values) for key, values in rates.items()}
+    rows = []
+    for size in ("3145728", "4194304", "6291456"):
+        alone = median[("alone", size)]
+        row = [f"{int(size):,}", num(alone)]
+        for way in ("process", "mpi"):
+            cells = median[(way, size, "cells")]
+            lists = median[(way, size, "verlet:0.5")]
+            row += [num(cells), num(lists), f"{lists / cells:.3f}",
+                    f"{50 * max(cells, lists) / alone:.1f}%"]
+        rows.append(row)
+    return f"""### Cells or Verlet lists for a spread's members
+
+A gas spread over both GPUs, each member with cell lists or with Verlet
+lists (skin 0.5), by its particles; one GPU alone takes Verlet lists.
+Medians of three runs in turns. The efficiency is the faster mode's
+rate over twice one GPU's. `--neighbors auto` takes Verlet lists for a
+spread's members from 2²² particles a member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`).
+
+{source([(GAS_MEMBER_LISTS, "rates.txt"), (GAS_MEMBER_LISTS, "auto.txt"),
+         (GAS_MEMBER_LISTS, "run.txt")],
+        "2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
+        "Open MPI 4.1.6",
+        "2026-11-29",
+        "`clkit run gas --particles 2N --steps 600 --neighbors "
+        "cells|verlet:0.5 --device cuda:0,cuda:1 --spread --shares 1,1 "
+        "--log-every 0 --json --quiet`, and `mpirun -np 2` with `--device "
+        "cuda`")}
+
+{table(["particles a member", "one GPU", "process, cells",
+        "process, Verlet", "Verlet / cells", "efficiency", "MPI, cells",
+        "MPI, Verlet", "Verlet / cells", "efficiency"], rows)}
+
+- With that default, in a later call: {gas_member_auto()}."""
+
+
 # ---- the page -------------------------------------------------------------
 
 SECTIONS = [
@@ -2733,8 +2925,10 @@ SECTIONS = [
     ("4 NVIDIA H100 80GB HBM3", [h100x4_gas_ways, h100x4_scaling]),
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user,
                       h200_user_stream, h200_gas_verlet, h200_gas_ahead,
-                      h200_aco_ants, h200_engine, h200_gas_whole]),
+                      h200_aco_ants, h200_engine, h200_gas_whole,
+                      h200_gas_alone_engine]),
     ("2 NVIDIA H200", [h200x2_scaling, h200x2_aco_engine, h200x2_gas_engine,
+                        h200x2_gas_spread_ahead, h200x2_gas_member_lists,
                         h200x2_mlp_epochs]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),

@@ -68,8 +68,9 @@ typedef enum ck_gas_neighbors {
 #define CK_GAS_AUTO_SKIN 0.5
 #define CK_GAS_AUTO_VERLET_FROM (1u << 20)
 /* A spread member's Verlet steps wait on the host each step; on two
- * H200s their lists beat cells from about 5M particles a member. */
-#define CK_GAS_AUTO_VERLET_MEMBER_FROM 6000000u
+ * H200s their lists matched cells at 4M particles a member in one
+ * process, and beat them by 10% over MPI (bench/RESULTS.md). */
+#define CK_GAS_AUTO_VERLET_MEMBER_FROM 4194304u
 
 typedef enum ck_gas_thermostat {
   CK_GAS_NVE = 0,
