@@ -298,6 +298,22 @@ static ck_status toy_connect(void *self, ck__engine *engine) {
   }
   for (size_t i = 0; i < ck__engine_local(engine); ++i)
     t->crossed_wrong += !t->members[i] || t->members[i]->place.widest != widest;
+  /* Each member's share of other items meets its neighbours' and all
+   * cover them, however many; a share is its slice where they are the
+   * units. */
+  static const uint64_t others[] = {0, 1, 7, CELLS, 3 * CELLS + 1, 1000003};
+  for (size_t k = 0; k < sizeof others / sizeof others[0]; ++k) {
+    uint64_t end = 0, share_first = 0, share = 0;
+    for (size_t m = 0; m < ck__engine_members(engine); ++m) {
+      ck__engine_share(engine, m, others[k], &share_first, &share);
+      ck__engine_slice(engine, m, &first, &units);
+      t->crossed_wrong += share_first != end;
+      t->crossed_wrong +=
+          others[k] == CELLS && (share_first != first || share != units);
+      end = share_first + share;
+    }
+    t->crossed_wrong += end != others[k];
+  }
   t->crossed_wrong += t->set_ups != 0;
   ++t->connects;
   return CK_OK;

@@ -460,11 +460,15 @@ fail:
   return status;
 }
 
-static ck_status update_member(void *context, size_t i) {
+/* Member i's pheromone: evaporated and bounded (keep, within [tau_min,
+ * tau_max]), or with reset set back to tau everywhere. */
+static ck_status pheromone_member(void *context, size_t i) {
   ck__aco_spread *spread = context;
   const aco_phase_args *arg = &spread->arg;
-  return steps_of(spread, i)->update(state_of(spread, i), arg->keep,
-                                     arg->tau_min, arg->tau_max);
+  aco_state *state = state_of(spread, i);
+  return arg->reset ? steps_of(spread, i)->reset(state, arg->tau)
+                    : steps_of(spread, i)->update(state, arg->keep,
+                                                  arg->tau_min, arg->tau_max);
 }
 
 ck_status ck__aco_spread_update(ck__aco_spread *spread, float keep,
@@ -472,22 +476,19 @@ ck_status ck__aco_spread_update(ck__aco_spread *spread, float keep,
   ck_status status = CK_OK;
   if (spread->uses)
     CK_TRY(ck__aco_spread_sum_uses(spread));
+  spread->arg.reset = 0;
   spread->arg.keep = keep;
   spread->arg.tau_min = tau_min;
   spread->arg.tau_max = tau_max;
-  CK_TRY(each(spread, update_member));
+  CK_TRY(each(spread, pheromone_member));
 fail:
   return status;
 }
 
-static ck_status reset_member(void *context, size_t i) {
-  ck__aco_spread *spread = context;
-  return steps_of(spread, i)->reset(state_of(spread, i), spread->arg.tau);
-}
-
 ck_status ck__aco_spread_reset(ck__aco_spread *spread, float tau) {
+  spread->arg.reset = 1;
   spread->arg.tau = tau;
-  return each(spread, reset_member);
+  return each(spread, pheromone_member);
 }
 
 /* ---- the run ------------------------------------------------------------- */

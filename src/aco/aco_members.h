@@ -21,6 +21,7 @@ typedef struct aco_phase_args {
   int start;      /* the focused start (ck__aco_construct) */
   uint32_t ant, size, offset, kicks;
   float scale, amount, keep, tau_min, tau_max, tau;
+  int reset;             /* the pheromone phase resets to tau */
   size_t holder;         /* the local member that holds the tour asked */
   size_t field, skip;    /* write_all: the buffer's offset in aco_state */
   const uint32_t *words; /* n of them */

@@ -12,6 +12,7 @@
  * its slice of the ants; the best tour of all is the run's, and every K
  * iterations each colony whose best is longer adopts it and deposits it.
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,18 +49,16 @@ ck_status ck__aco_spread_probe(void *self, const ck__engine_member *trial,
 
 /* One focused colony of several members adapts its bound over all of
  * them: the members' own adapting is turned off. A member alone adapts
- * its own, as a colony on one device does. */
+ * its own, as a colony on one device does (its caller asks none). */
 void ck__aco_spread_share_bound(ck__aco_spread *spread) {
   const aco_state *state = state_of(spread, 0);
+  assert(ck__engine_members(spread->engine) > 1);
   spread->bound = state->focus_bound;
   spread->adaptive = !spread->every && state->method == CK_ACO_FOCUSED &&
-                     state->focus_adaptive &&
-                     ck__engine_members(spread->engine) > 1;
+                     state->focus_adaptive;
   for (size_t i = 0; spread->adaptive && i < spread->run->local; ++i)
     state_of(spread, i)->focus_adaptive = 0;
 }
-
-/* ---- one colony ---------------------------------------------------------- */
 
 /* ---- one colony ---------------------------------------------------------- */
 

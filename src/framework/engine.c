@@ -773,6 +773,16 @@ void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,
   *units = engine->slices[m][1];
 }
 
+void ck__engine_share(const ck__engine *engine, size_t m, uint64_t total,
+                      uint64_t *first, uint64_t *count) {
+  uint64_t dealt = engine->run.total, from = 0, units = 0;
+  assert(dealt > 0);
+  ck__engine_slice(engine, m, &from, &units);
+  /* Products of counts below 2^32 each: no overflow. */
+  *first = from * total / dealt;
+  *count = (from + units) * total / dealt - *first;
+}
+
 void ck__engine_destroy(ck__engine *engine) {
   if (!engine)
     return;

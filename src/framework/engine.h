@@ -283,6 +283,11 @@ size_t ck__engine_holder(const ck__engine *engine, uint64_t unit);
 /* Member m's slice (m over every process). */
 void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,
                       uint64_t *units);
+/* Member m's share of `total` other items (a batch, a set), cut in its
+ * slice's proportion: *count from *first. Neighbours' shares meet, and
+ * cover 0 .. total. */
+void ck__engine_share(const ck__engine *engine, size_t m, uint64_t total,
+                      uint64_t *first, uint64_t *count);
 
 /* Tears the members down and frees the engine (NULL: nothing); not
  * collective. */

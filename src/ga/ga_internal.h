@@ -438,9 +438,6 @@ ck_status ck__ga_spread_take_in(const ck__ga_spread *spread, size_t i);
 ck_status ck__ga_spread_connect_devices(ck__ga_spread *spread);
 ck_status ck__ga_spread_wire(ck__ga_spread *spread, uint32_t *span);
 void ck__ga_spread_unwire(ck__ga_spread *spread);
-/* Member m's first island in the run, and its islands. */
-uint64_t ck__ga_spread_first(const ck__ga_spread *spread, size_t m);
-uint64_t ck__ga_spread_islands(const ck__ga_spread *spread, size_t m);
 
 /* The bytes of a pack of migrants (ck__ga_spread's pack). */
 size_t ck__ga_spread_pack_bytes(const ck__ga_spread *spread);

@@ -45,18 +45,6 @@ static ck__spread_run *run_of(const ck__ga_spread *spread) {
   return ck__engine_run(spread->engine);
 }
 
-uint64_t ck__ga_spread_first(const ck__ga_spread *spread, size_t m) {
-  uint64_t first = 0, units = 0;
-  ck__engine_slice(spread->engine, m, &first, &units);
-  return first;
-}
-
-uint64_t ck__ga_spread_islands(const ck__ga_spread *spread, size_t m) {
-  uint64_t first = 0, units = 0;
-  ck__engine_slice(spread->engine, m, &first, &units);
-  return units;
-}
-
 /* ---- making and freeing ------------------------------------------------ */
 
 /* A member's islands: the checks, its settings and buffers. Every member
@@ -366,8 +354,8 @@ ck_status ck__ga_spread_stats(ck__ga_spread *spread, uint32_t slots,
   /* Slot by slot, the members' islands in order: the run's islands. */
   size_t run_islands = spread->front->state.run_islands;
   for (size_t m = 0; m < spread->count; ++m) {
-    uint64_t first = ck__ga_spread_first(spread, m);
-    uint64_t islands = ck__ga_spread_islands(spread, m);
+    uint64_t first = 0, islands = 0;
+    ck__engine_slice(spread->engine, m, &first, &islands);
     for (uint32_t slot = 0; slot < slots; ++slot) {
       const unsigned char *held =
           spread->all_stats + m * bytes + (size_t)slot * room * island;
@@ -396,7 +384,9 @@ ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
       const double *pair = spread->all_folded + m * pairs + 2 * slot;
       keep_best(spread, m, slot, pair[0]);
       best = pair[0] < best ? pair[0] : best;
-      sum += pair[1] * (double)ck__ga_spread_islands(spread, m);
+      uint64_t first = 0, islands_m = 0;
+      ck__engine_slice(spread->engine, m, &first, &islands_m);
+      sum += pair[1] * (double)islands_m;
     }
     spread->rows[2 * slot] = best;
     /* One member's mean is the run's as it stands. */

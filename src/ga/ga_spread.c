@@ -110,11 +110,13 @@ static void take_incoming(const ck__ga_spread *spread, size_t i) {
     if (from - first < islands)
       continue; /* its own island sends */
     size_t holder = ck__engine_holder(spread->engine, from);
-    size_t at = (size_t)(from - ck__ga_spread_first(spread, holder));
+    uint64_t held_first = 0, held_islands = 0;
+    ck__engine_slice(spread->engine, holder, &held_first, &held_islands);
+    size_t at = (size_t)(from - held_first);
     assert(holder !=
                ck__exchange_first(ck__engine_run(spread->engine)->exchange) +
                    i &&
-           at < ck__ga_spread_islands(spread, holder));
+           at < held_islands);
     const unsigned char *held = spread->gathered + holder * spread->pack;
     memcpy(m->in + j * genes, held + at * genes, genes);
     memcpy(m->in + room * genes + j * fitness,

@@ -29,17 +29,6 @@
  * evaluated then is cut in its proportions. */
 #define FIRST_DEAL_ROWS 1024u
 
-/* Member m's rows of total: its slice of the deal, scaled. */
-void ck__nn_member_cut(const ck__nn_spread *spread, size_t m, uint32_t total,
-                       uint32_t *start, uint32_t *count) {
-  uint64_t dealt = ck__engine_run(spread->engine)->total, first, units;
-  ck__engine_slice(spread->engine, m, &first, &units);
-  uint64_t from = first * total / dealt;
-  uint64_t to = (first + units) * total / dealt;
-  *start = (uint32_t)from;
-  *count = (uint32_t)(to - from);
-}
-
 /* The first member of this process is member `first` of all. */
 static size_t first_member(const ck__nn_spread *spread) {
   return ck__exchange_first(spread->exchange);
@@ -48,8 +37,11 @@ static size_t first_member(const ck__nn_spread *spread) {
 void ck__nn_spread_cut(const ck_nn *nn, size_t i, uint32_t total,
                        uint32_t *start, uint32_t *count) {
   assert(nn->spread);
-  ck__nn_member_cut(nn->spread, first_member(nn->spread) + i, total, start,
-                    count);
+  uint64_t first = 0, rows = 0;
+  ck__engine_share(nn->spread->engine, first_member(nn->spread) + i, total,
+                   &first, &rows);
+  *start = (uint32_t)first;
+  *count = (uint32_t)rows;
 }
 
 ck_status ck__nn_spread_each(ck_nn *nn, ck_status (*fn)(void *, size_t),
@@ -297,8 +289,8 @@ static ck_status results(ck_nn *nn, results_call *call, double *loss,
        call->predicted && ck__exchange_ranks(spread->exchange) > 1 &&
        m < spread->count;
        ++m) {
-    uint32_t start, count;
-    ck__nn_member_cut(spread, m, rows, &start, &count);
+    uint64_t start = 0, count = 0;
+    ck__engine_share(spread->engine, m, rows, &start, &count);
     if (count)
       CK_TRY(ck__exchange_broadcast(spread->exchange, m,
                                     call->predicted + start,

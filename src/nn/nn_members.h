@@ -47,11 +47,6 @@ typedef struct batch_call {
   int record_only; /* ck__nn_step's */
 } batch_call;
 
-/* The rows of total (a batch, a set) that member m (over every process)
- * takes: its slice of the deal, scaled. Neighbours' cuts meet, and cover
- * 0 .. total. */
-void ck__nn_member_cut(const ck__nn_spread *spread, size_t m, uint32_t total,
-                       uint32_t *start, uint32_t *count);
 /* Member i's step on its rows of a batch (ck__engine_each). */
 ck_status ck__nn_batch_member(void *context, size_t i);
 

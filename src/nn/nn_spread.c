@@ -24,10 +24,10 @@
 /* Whether every member takes as many rows of total; the members' cuts
  * cover total once. */
 static int rows_equal(const ck__nn_spread *spread, uint32_t total) {
-  uint32_t start = 0, count = 0, first_count = 0, end = 0;
+  uint64_t start = 0, count = 0, first_count = 0, end = 0;
   int equal = 1;
   for (size_t m = 0; m < spread->count; ++m) {
-    ck__nn_member_cut(spread, m, total, &start, &count);
+    ck__engine_share(spread->engine, m, total, &start, &count);
     assert(start == end);
     end = start + count;
     first_count = m ? first_count : count;
