@@ -274,28 +274,15 @@ static ck_status results(ck_nn *nn, results_call *call, double *loss,
   call->reduce = loss || hits;
   CK_TRY(ck__nn_spread_each(nn, results_member, call));
   double total[2] = {call->sums[0][0], call->sums[0][1]};
-  const double *pieces[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < spread->local; ++i)
-    pieces[i] = call->sums[i];
-  if (call->reduce && spread->count > 1)
-    CK_TRY(ck__exchange_sum(spread->exchange, pieces, total, 2));
+  /* Several members' sums, and their predictions to every process. */
+  if (spread->count > 1)
+    CK_TRY(ck__nn_spread_combine(spread, call->reduce ? call->sums : NULL,
+                                 total, call->predicted,
+                                 nn->state.sets[call->which].rows));
   if (loss)
     *loss = total[0];
   if (hits)
     *hits = (uint64_t)total[1];
-  /* Every member's predictions to every process, a member at a time. */
-  uint32_t rows = nn->state.sets[call->which].rows;
-  for (size_t m = 0;
-       call->predicted && ck__exchange_ranks(spread->exchange) > 1 &&
-       m < spread->count;
-       ++m) {
-    uint64_t start = 0, count = 0;
-    ck__engine_share(spread->engine, m, rows, &start, &count);
-    if (count)
-      CK_TRY(ck__exchange_broadcast(spread->exchange, m,
-                                    call->predicted + start,
-                                    count * sizeof *call->predicted));
-  }
 fail:
   return status;
 }

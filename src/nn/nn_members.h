@@ -47,6 +47,13 @@ typedef struct batch_call {
   int record_only; /* ck__nn_step's */
 } batch_call;
 
+/* Several members' results (nn_spread.c): their loss and hits summed
+ * into total where sums (each local member's pair) is given, and each
+ * member's predictions of its rows (of rows) sent to every process
+ * where predicted is given (collective). */
+ck_status ck__nn_spread_combine(ck__nn_spread *spread, const double (*sums)[2],
+                                double total[2], int32_t *predicted,
+                                uint32_t rows);
 /* Member i's step on its rows of a batch (ck__engine_each). */
 ck_status ck__nn_batch_member(void *context, size_t i);
 

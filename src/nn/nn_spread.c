@@ -316,3 +316,26 @@ ck_status ck__nn_spread_sum(ck__nn_spread *spread, const batch_call *call) {
 fail:
   return status;
 }
+
+ck_status ck__nn_spread_combine(ck__nn_spread *spread, const double (*sums)[2],
+                                double total[2], int32_t *predicted,
+                                uint32_t rows) {
+  ck_status status = CK_OK;
+  const double *pieces[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; sums && i < spread->local; ++i)
+    pieces[i] = sums[i];
+  if (sums)
+    CK_TRY(ck__exchange_sum(spread->exchange, pieces, total, 2));
+  /* Every member's predictions to every process, a member at a time. */
+  for (size_t m = 0; predicted && ck__exchange_ranks(spread->exchange) > 1 &&
+                     m < spread->count;
+       ++m) {
+    uint64_t start = 0, count = 0;
+    ck__engine_share(spread->engine, m, rows, &start, &count);
+    if (count)
+      CK_TRY(ck__exchange_broadcast(spread->exchange, m, predicted + start,
+                                    count * sizeof *predicted));
+  }
+fail:
+  return status;
+}
