@@ -329,8 +329,9 @@ ck_status ck_gas_create_spread(const ck_spread *spread,
 /*
  * ck_gas_load_spread - ck_gas_load over a spread's devices: the checkpoint
  * of any run, on one device or spread over any number, continues on
- * these (within round-off of the saved run, not bit for bit). Rank 0
- * reads the file and sends it to the others. Collective.
+ * these (within round-off of the saved run, not bit for bit). On one
+ * device and process it loads as ck_gas_load does. Rank 0 reads the
+ * file and sends it to the others. Collective.
  * Returns: as ck_gas_load and ck_gas_create_spread.
  */
 ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,

@@ -672,6 +672,20 @@ ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
   CK__REQUIRE_IN("ck_gas_load_spread", gas);
   *gas = NULL;
   CK_TRY(ck__gas_spread_begin(spread, &members));
+  if (ck__gas_spread_place(members).device) {
+    /* One member: the gas loaded on its device, as ck_gas_load loads it;
+     * a spread's refusals still hold. */
+    ck__gas_spread_destroy(members);
+    members = NULL;
+    CK_TRY(ck_gas_load(&spread->devices[0], path, gas));
+    status = ck__gas_spread_check(&(*gas)->config);
+    if (status) {
+      ck_gas_destroy(*gas);
+      *gas = NULL;
+      CK_FAIL_PREFIX(status, "%s: ", path);
+    }
+    return CK_OK;
+  }
   CK_TRY(read_shared(members, path, &bytes, &size));
   /* Every process judges the same bytes alike. */
   const uint8_t *in = (const uint8_t *)bytes;

@@ -393,6 +393,35 @@ static ck_gas *new_gas(const ck_gas_config *config, ck__gas_forms forms) {
   return gas;
 }
 
+/* A gas on device from its resolved configuration c (the caller's copy)
+ * and its start (the file's frame, c's arrays, or drawn), adopted as a
+ * spread of one member (ck__gas_wrap_alone). */
+static ck_status make_alone(const ck_device *device, const ck_gas_config *c,
+                            const ck__gas_frame *frame, const char *box_option,
+                            int double_precision, ck__gas_forms forms,
+                            ck_gas **result) {
+  ck_status status = CK_OK;
+  double *positions = NULL, *velocities = NULL;
+  ck_gas *gas = new_gas(c, forms);
+  if (!gas)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
+  /* The device's buffers first: a system that cannot fit fails there,
+   * before the host holds its starting state. */
+  CK_TRY(ck__gas_build_state(device, gas, double_precision, 1));
+  CK_TRY(start_particles(&gas->config, frame, box_option, double_precision,
+                         &positions, &velocities));
+  CK_TRY(start(gas, positions, velocities));
+  gas->drew_velocities = !frame->velocities;
+  ck_gas *taken = gas;
+  gas = NULL;
+  CK_TRY(ck__gas_wrap_alone(device, taken, result));
+fail:
+  free(positions);
+  free(velocities);
+  ck_gas_destroy(gas);
+  return status;
+}
+
 /* With temperature_given set, a file with velocities refuses the
  * temperature, which it would leave unused. */
 static ck_status create_gas(const ck_device *device,
@@ -400,8 +429,6 @@ static ck_status create_gas(const ck_device *device,
                             ck__gas_forms forms, int temperature_given,
                             ck_gas **result) {
   ck_status status = CK_OK;
-  ck_gas *gas = NULL;
-  double *positions = NULL, *velocities = NULL;
   ck__gas_frame frame = {0};
   CK__REQUIRE_IN("ck_gas_create", device);
   CK__REQUIRE_IN("ck_gas_create", config);
@@ -411,28 +438,14 @@ static ck_status create_gas(const ck_device *device,
   if (double_precision && !ck__device_has_fp64(device))
     return ck__fail(CK_ERROR_UNSUPPORTED, "device %s has no double precision",
                     device->id);
-  gas = new_gas(config, forms);
-  if (!gas)
-    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  ck_gas_config *c = &gas->config;
+  ck_gas_config c = *config;
   const char *box_option = NULL;
   ck__gas_place place = {device, 1, 0};
-  CK_TRY(resolve_start(&place, c, temperature_given, &frame, &box_option));
-  /* The device's buffers first: a system that cannot fit fails there,
-   * before the host holds its starting state. */
-  CK_TRY(ck__gas_build_state(device, gas, double_precision, 1));
-  CK_TRY(start_particles(c, &frame, box_option, double_precision, &positions,
-                         &velocities));
-  CK_TRY(start(gas, positions, velocities));
-  gas->drew_velocities = !frame.velocities;
-  ck_gas *taken = gas;
-  gas = NULL;
-  CK_TRY(ck__gas_wrap_alone(device, taken, result));
+  CK_TRY(resolve_start(&place, &c, temperature_given, &frame, &box_option));
+  CK_TRY(make_alone(device, &c, &frame, box_option, double_precision, forms,
+                    result));
 fail:
-  free(positions);
-  free(velocities);
   ck__gas_frame_free(&frame);
-  ck_gas_destroy(gas);
   return status;
 }
 
@@ -500,17 +513,6 @@ ck_status ck__gas_member_make(const ck_device *device,
   if (status == CK_OK)
     (*member)->state.particles = 0; /* empty until its particles come */
   return status;
-}
-
-ck_status ck__gas_whole_make(const ck_device *device,
-                             const ck_gas_config *config, ck__gas_forms forms,
-                             ck_gas **whole) {
-  return build_member(device, new_gas(config, forms), 0, whole);
-}
-
-ck_status ck__gas_whole_start(ck_gas *whole, const double *positions,
-                              const double *velocities) {
-  return start(whole, positions, velocities);
 }
 
 /* A spread gas: the wrapper over the spread's members (taken over, and
@@ -595,11 +597,20 @@ ck_status ck__gas_create_spread_tuned(const ck_spread *spread,
   ck__gas_place place = ck__gas_spread_place(members);
   CK_TRY(resolve_start(&place, &c, temperature_given, &frame, &box_option));
   CK_TRY(ck__gas_spread_check(&c));
-  CK_TRY(start_particles(&c, &frame, box_option, 0, &positions, &velocities));
-  ck__gas_spread *taken = members;
-  members = NULL;
-  CK_TRY(ck__gas_wrap_spread(taken, &c, 0, forms, positions, velocities, gas));
-  (*gas)->drew_velocities = !frame.velocities;
+  if (place.device) {
+    /* One member: the gas on its device, as ck_gas_create makes it. */
+    ck__gas_spread_destroy(members);
+    members = NULL;
+    CK_TRY(
+        make_alone(&spread->devices[0], &c, &frame, box_option, 0, forms, gas));
+  } else {
+    CK_TRY(start_particles(&c, &frame, box_option, 0, &positions, &velocities));
+    ck__gas_spread *taken = members;
+    members = NULL;
+    CK_TRY(
+        ck__gas_wrap_spread(taken, &c, 0, forms, positions, velocities, gas));
+    (*gas)->drew_velocities = !frame.velocities;
+  }
 fail:
   ck__gas_spread_destroy(members);
   free(positions);

@@ -22,8 +22,8 @@
  * its programs not built yet), set_up builds it and fills it. The
  * members agree that all of their states fit before any builds its
  * programs (which can take seconds): a member too small for its slab is
- * reported at once. A whole box's member is the gas on one device: made
- * already where it was adopted, else made here as one device makes it.
+ * reported at once. A whole box's member is the gas on one device, made
+ * there before the engine adopts it (ck__gas_spread_adopt).
  */
 
 /* The box cut by the weights; each member's particles counted. */
@@ -48,32 +48,18 @@ static ck_status gas_allocate(void *self, const ck__engine_member *member,
   if (!s->whole)
     return ck__gas_spread_make_slab(s, &s->members[i], i, (size_t)member->units,
                                     queue);
-  ck_status status = CK_OK;
-  if (s->adopted) {
-    *gas = s->adopted; /* taken over: destroyed with the member */
-    s->adopted = NULL;
-  } else {
-    status = ck__gas_whole_make(&s->run->devices[i], &s->config, s->forms, gas);
-  }
-  if (status == CK_OK)
-    *queue = ck__gas_member_queue(*gas);
-  return status;
+  assert(s->adopted); /* a whole box's gas is made on its device first */
+  *gas = s->adopted;  /* taken over: destroyed with the member */
+  s->adopted = NULL;
+  *queue = ck__gas_member_queue(*gas);
+  return CK_OK;
 }
 
-/* A member's programs, then its own particles from the whole run's. */
+/* A slab member's programs, then its own particles from the run's; a
+ * whole box's gas was built and started before it was adopted. */
 static ck_status gas_set_up(void *self, size_t i) {
-  ck_status status = CK_OK;
   ck__gas_spread *s = self;
-  member *m = &s->members[i];
-  if (!s->whole)
-    return ck__gas_spread_take_slab(s, m, i);
-  if (s->adopting)
-    return CK_OK; /* built and started already */
-  CK_TRY(ck__gas_member_build(m->gas));
-  m->gas->step = s->step; /* the kicks' noise and rescales count on */
-  CK_TRY(ck__gas_whole_start(m->gas, s->deal_positions, s->deal_velocities));
-fail:
-  return status;
+  return s->whole ? CK_OK : ck__gas_spread_take_slab(s, &s->members[i], i);
 }
 
 static void gas_teardown(void *self, size_t i) {
@@ -143,7 +129,6 @@ void ck__gas_spread_adopt(ck__gas_spread *s, ck_gas *whole) {
   /* One device without a communicator: one member, in this process. */
   assert(s && s->whole && whole && !whole->spread && !s->adopted);
   s->adopted = whole;
-  s->adopting = 1;
 }
 
 ck_status ck__gas_spread_deal(ck__gas_spread *s, const double *positions,
@@ -199,7 +184,6 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
     s->census[2] += ck_gas_id_hash((uint32_t)k);
   }
   CK_TRY(ck__gas_spread_deal(s, positions, velocities, 0));
-  s->adopting = 0;
   if (s->by_nccl)
     CK_TRY(ck__gas_spread_nccl_decide(s));
   run->total = config->particles;

@@ -531,15 +531,6 @@ ck_status ck__gas_member_make(const ck_device *device,
                               const ck_gas_config *config, ck__gas_forms forms,
                               uint32_t messages, int walls_x, int walls_y,
                               int tiers, int build, ck_gas **member);
-/* A spread's one member that holds the whole box (ck__gas_spread.whole):
- * a gas as on one device, in single precision, with its memory but no
- * programs (ck__gas_member_build builds them); then its start from
- * positions and velocities in id order, its first forces computed. */
-ck_status ck__gas_whole_make(const ck_device *device,
-                             const ck_gas_config *config, ck__gas_forms forms,
-                             ck_gas **whole);
-ck_status ck__gas_whole_start(ck_gas *whole, const double *positions,
-                              const double *velocities);
 /* A member made with build 0 holds its memory but no programs yet (so
  * that members agree that all fit before any builds): this builds
  * them. */

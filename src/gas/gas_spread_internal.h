@@ -69,11 +69,9 @@ struct ck__gas_spread {
   /* 1 where one member holds the whole box: it keeps no ghosts and steps
    * as a gas on one device does (its box periodic, its steps gas.c's). */
   int whole;
-  /* A whole box's gas made already (a gas on one device, or a loaded
-   * one), until the engine takes it as its member (ck__gas_spread_adopt):
-   * it is neither dealt nor started again. */
+  /* A whole box's gas, made and started on its device, until the engine
+   * takes it as its member (ck__gas_spread_adopt). */
   ck_gas *adopted;
-  int adopting;
   int gpus; /* every member, on every process, is a GPU that runs kernels */
   double *weights; /* total: each one's share */
   /* The slabs' borders along the cut (total + 1); in a grid of boxes,
@@ -97,7 +95,7 @@ struct ck__gas_spread {
    * whether forces keep energies, and a rescale's factor. */
   uint64_t phase_step;
   int phase_energy, phase_move;
-  int phase_part; /* the part of the forces (ck__gas_member_forces) */
+  int phase_part;  /* the part of the forces (ck__gas_member_forces) */
   int phase_ahead; /* the forces take the next step's first half-step */
   double phase_factor;
   /* Without shares, on devices of more than one model (alike_decide),
