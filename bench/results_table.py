@@ -2825,9 +2825,10 @@ def h200x2_gas_spread_ahead():
     rows[0].insert(4, "")
     return f"""### A spread's Verlet forces take the next half-step
 
-Between rebuilds, a gas spread member's Verlet forces (the interior's,
-then the border's) now take the next step's first half-step, as one
-device's do: one pass over the particles fewer a step. Verlet lists
+Between rebuilds, a gas spread member's Verlet forces take the next
+step's first half-step, as one device's do. Both parts do (the
+interior's, then the border's): one pass over the particles fewer a
+step. Verlet lists
 with skin 0.5; one GPU alone takes them by default. The tree before
 ran beside it, in turns: medians of three runs (two for the last two
 rows). The efficiency is the rate over twice one GPU's at 4M, before →

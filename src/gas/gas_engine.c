@@ -178,11 +178,6 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   } else {
     CK_TRY(ck__gas_spread_plan(s));
   }
-  s->census[0] = config->particles;
-  for (size_t k = 0; k < config->particles; ++k) {
-    s->census[1] += k;
-    s->census[2] += ck_gas_id_hash((uint32_t)k);
-  }
   CK_TRY(ck__gas_spread_deal(s, positions, velocities, 0));
   if (s->by_nccl)
     CK_TRY(ck__gas_spread_nccl_decide(s));

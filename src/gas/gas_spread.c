@@ -516,8 +516,9 @@ fail:
 static ck_status all_sums(ck__gas_spread *s, int census, double sums[6]) {
   ck_status status = CK_OK;
   const double *rows[CK_SPREAD_MAX_LOCAL];
-  /* A whole box has no border to lose a particle at, nor member kernels. */
-  s->phase_census = census && !s->whole;
+  /* A whole box's sums are its gas's own (ck__gas_alone). */
+  assert(!s->whole);
+  s->phase_census = census;
   CK_TRY(ck__gas_spread_each(s, observe_member));
   if (s->phase_census)
     CK_TRY(check_census(s));

@@ -510,6 +510,12 @@ ck_status ck__gas_spread_plan(ck__gas_spread *s) {
   s->on_devices = s->peers[PREVIOUS][0] != NULL && s->stages == 1;
   CK_TRY(ck__gas_spread_between_decide(s));
   CK_TRY(alike_decide(s));
+  /* What the members' census must find: every id once. */
+  s->census[0] = s->config.particles;
+  for (size_t k = 0; k < s->config.particles; ++k) {
+    s->census[1] += k;
+    s->census[2] += ck_gas_id_hash((uint32_t)k);
+  }
 fail:
   return status;
 }

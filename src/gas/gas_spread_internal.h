@@ -1,12 +1,11 @@
 /*
  * gas_spread_internal.h - what a gas's members' files share: gas_engine.c
  * (the engine's table, the members begun and started, a call's steps),
- * gas_spread.c
- * (its phases, rebuilds and steps through the host), gas_spread_steps.c
- * (a call's steps, resident ones too), gas_spread_deal.c (making and
- * dealing, and what the run reads) and their CUDA half,
- * gas_spread_cuda.c: the spread's members and state, and the phases
- * they share. Nothing else includes it.
+ * gas_spread.c (its phases, rebuilds and steps through the host),
+ * gas_spread_steps.c (a call's steps, resident ones too),
+ * gas_spread_deal.c (making and dealing, and what the run reads) and
+ * their CUDA half, gas_spread_cuda.c: the spread's members and state,
+ * and the phases they share. Nothing else includes it.
  */
 #ifndef CK_GAS_SPREAD_INTERNAL_H
 #define CK_GAS_SPREAD_INTERNAL_H
@@ -265,9 +264,9 @@ void ck__gas_spread_ready_to_reside(ck__gas_spread *s);
 ck_status ck__gas_spread_slab_steps(ck__gas_spread *s, uint64_t steps);
 
 /* gas_spread_deal.c's making and dealing of slabs. */
-/* The grid, and what the members can share: their copies device to
- * device, resident steps between processes, speeds to measure
- * (collective). */
+/* The grid, what the members can share (their copies device to
+ * device, resident steps between processes, speeds to measure) and the
+ * census they must keep (collective). */
 ck_status ck__gas_spread_plan(ck__gas_spread *s);
 /* The box cut by the weights (the engine's cut): each local member's
  * slab, and its particles counted into units (collective). */
