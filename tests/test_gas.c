@@ -3774,6 +3774,23 @@ static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
   expect_failure(ck_gas_create_spread(&spread, &c, &gas), CK_ERROR_UNSUPPORTED,
                  "model", "spread soft-log");
   CHECK(gas == NULL);
+  /* A soft-log checkpoint is refused as it loads, naming the file, on
+   * one member as on two. */
+  char path[600];
+  test_path_in(work_dir, "soft-log.ckpt", path, sizeof path);
+  c.particles = 64;
+  CHECK_OK(ck_gas_create(ref, &c, &gas));
+  if (gas)
+    CHECK_OK(ck_gas_save(gas, path));
+  ck_gas_destroy(gas);
+  gas = NULL;
+  for (size_t count = 1; count <= (ocl ? 2u : 1u); ++count) {
+    ck_spread some = {.devices = devices, .device_count = count};
+    expect_failure(ck_gas_load_spread(&some, path, &gas), CK_ERROR_UNSUPPORTED,
+                   "soft-log.ckpt: ck_gas_config.model",
+                   "a soft-log checkpoint spread");
+    CHECK(gas == NULL);
+  }
   if (!ocl)
     return;
   /* 100 particles at 0.7: a box of 12, which two slabs of 2 (4 + 0.3)

@@ -602,18 +602,12 @@ fail:
   return status;
 }
 
-ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
+/* A gas loaded on one device from a checkpoint's bytes, as ck_gas_load
+ * loads it. */
+static ck_status load_alone(const ck_device *device, const char *path,
+                            const uint8_t *in, size_t size, ck_gas **gas) {
   ck_status status = CK_OK;
-  char *bytes = NULL;
-  size_t size = 0;
   ck_gas *loaded = NULL;
-  CK__REQUIRE(device);
-  CK__REQUIRE(path);
-  CK__REQUIRE(gas);
-  *gas = NULL;
-  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(),
-                             checkpoint_magic, 8, &bytes, &size));
-  const uint8_t *in = (const uint8_t *)bytes;
   uint32_t version = 0, real_size = 0;
   size_t at = 0;
   CK_TRY(open_checkpoint(device, path, in, size, &loaded, &version, &real_size,
@@ -630,6 +624,21 @@ ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
   CK_TRY(ck__gas_wrap_alone(device, taken, gas));
 fail:
   ck_gas_destroy(loaded);
+  return status;
+}
+
+ck_status ck_gas_load(const ck_device *device, const char *path, ck_gas **gas) {
+  ck_status status = CK_OK;
+  char *bytes = NULL;
+  size_t size = 0;
+  CK__REQUIRE(device);
+  CK__REQUIRE(path);
+  CK__REQUIRE(gas);
+  *gas = NULL;
+  CK_TRY(ck__file_read_bytes(path, ck__file_binary_max_bytes(),
+                             checkpoint_magic, 8, &bytes, &size));
+  CK_TRY(load_alone(device, path, (const uint8_t *)bytes, size, gas));
+fail:
   free(bytes);
   return status;
 }
@@ -672,20 +681,6 @@ ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
   CK__REQUIRE_IN("ck_gas_load_spread", gas);
   *gas = NULL;
   CK_TRY(ck__gas_spread_begin(spread, &members));
-  if (ck__gas_spread_place(members).device) {
-    /* One member: the gas loaded on its device, as ck_gas_load loads it;
-     * a spread's refusals still hold. */
-    ck__gas_spread_destroy(members);
-    members = NULL;
-    CK_TRY(ck_gas_load(&spread->devices[0], path, gas));
-    status = ck__gas_spread_check(&(*gas)->config);
-    if (status) {
-      ck_gas_destroy(*gas);
-      *gas = NULL;
-      CK_FAIL_PREFIX(status, "%s: ", path);
-    }
-    return CK_OK;
-  }
   CK_TRY(read_shared(members, path, &bytes, &size));
   /* Every process judges the same bytes alike. */
   const uint8_t *in = (const uint8_t *)bytes;
@@ -693,6 +688,17 @@ ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
   size_t at = 0;
   CK_TRY(open_checkpoint(NULL, path, in, size, &loaded, &version, &real_size,
                          &at));
+  /* A spread's refusals (soft-log, all pairs) before any device builds. */
+  status = ck__gas_spread_check(&loaded->config);
+  if (status)
+    CK_FAIL_PREFIX(status, "%s: ", path);
+  if (ck__gas_spread_place(members).device) {
+    /* One member: the gas loaded on its device, as ck_gas_load loads it. */
+    ck__gas_spread_destroy(members);
+    members = NULL;
+    CK_TRY(load_alone(&spread->devices[0], path, in, size, gas));
+    goto fail;
+  }
   ck_gas_config *c = &loaded->config;
   gas_state *shape = &loaded->state;
   shape->particles = (uint32_t)c->particles;
@@ -704,9 +710,6 @@ ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
   size_t sizes[8], count = 0;
   CK_TRY(
       locate_saved(path, in, size, at, version, shape, saved, sizes, &count));
-  status = ck__gas_spread_check(c);
-  if (status)
-    CK_FAIL_PREFIX(status, "%s: ", path);
   size_t n = c->particles;
   positions = malloc(2 * n * sizeof *positions);
   velocities = malloc(2 * n * sizeof *velocities);
