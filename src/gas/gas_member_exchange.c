@@ -272,10 +272,10 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
   /* A new rebuild is flagged from here on, and nothing is missing yet;
    * a list's overflow (flags[1]) stays until the sums report it. */
   static const uint32_t clear = 0;
-  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, 4, &clear, CK_BLOCKING,
-                         NULL));
-  CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear, CK_BLOCKING,
-                         NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, 4, &clear,
+                         CK_NONBLOCKING, NULL));
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear,
+                         CK_NONBLOCKING, NULL));
   /* The exports by what the rebuild kept of them, the ghosts by their
    * entries in the packed inbox, as appended: stage 1's past stage 0's. */
   for (int side = 0; side < 4; ++side)

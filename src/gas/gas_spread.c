@@ -431,9 +431,9 @@ fail:
 }
 
 /* The ghosts' positions between rebuilds, device to device, from the
- * calling thread between phases: into each local member's ghost slots,
- * its previous member's then its next's, each queued straight from the
- * sender's packed exports. */
+ * calling thread between phases: into each local member's inbox, its
+ * previous member's then its next's, each queued straight from the
+ * sender's packed exports; then unpacked into their slots. */
 static ck_status pass_on_devices(ck__gas_spread *s) {
   ck_status status = CK_OK;
   size_t n = s->run->local;
@@ -451,22 +451,19 @@ static ck_status pass_on_devices(ck__gas_spread *s) {
       first += count;
     }
   }
+  for (size_t i = 0; i < n; ++i)
+    CK_TRY(ck__gas_member_unpack(s->members[i].gas, 0,
+                                 STAGE(&s->members[i])->ghosts, NULL));
 fail:
   return status;
 }
 
 /* The step's forces and kick (of phase_part's slots); energies too
- * where asked. The ghosts' positions that pass_on_devices copied are
- * unpacked first. */
+ * where asked. */
 ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
   (void)i;
-  if (s->phase_unpack)
-    CK_TRY(ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL));
-  CK_TRY(ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
-                               s->phase_step, s->phase_ahead));
-fail:
-  return status;
+  return ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
+                               s->phase_step, s->phase_ahead);
 }
 
 /* A member's sums of ck__gas_steps.reduce and its overflow flag, and
@@ -708,16 +705,17 @@ fail:
   return status;
 }
 
-/* Between rebuilds: the interior's forces, queued first, run while the
- * ghosts' positions cross; the border's follow. */
+/* Between rebuilds: the interior's forces, then the border's once the
+ * ghosts' positions are in. Through the host, the interior's run while
+ * they cross; on devices they come first (the interior reads no ghost),
+ * so that a GPU waits for no other between the parts. */
 static ck_status refresh(ck__gas_spread *s) {
   ck_status status = CK_OK;
+  if (s->on_devices)
+    CK_TRY(pass_on_devices(s));
   s->phase_part = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
-  if (s->on_devices) {
-    CK_TRY(pass_on_devices(s));
-    s->phase_unpack = 1;
-  } else {
+  if (!s->on_devices) {
     /* A grid's stage 1 sends on stage 0's ghosts as they are now. */
     for (s->stage = 0; s->stage < s->stages; ++s->stage) {
       if (s->stage > 0)
@@ -730,7 +728,6 @@ static ck_status refresh(ck__gas_spread *s) {
   s->phase_part = 2;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
 fail:
-  s->phase_unpack = 0;
   s->phase_part = 0;
   s->stage = 0;
   return status;

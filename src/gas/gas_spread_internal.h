@@ -114,10 +114,9 @@ struct ck__gas_spread {
   /* Copies without the host into local member i from its previous and
    * its next member, where every member is a CUDA device of this one
    * process (else NULL); on_devices: every message then crosses through
-   * them. phase_unpack: the forces phase unpacks what they copied
-   * first. */
+   * them. */
   ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
-  int on_devices, phase_unpack;
+  int on_devices;
   /* Resident steps (cells mode without the host): 1 once the members
    * have room for them (after a step through the host, at each start);
    * the step's parity; what each local member's neighbours read of it
