@@ -22,8 +22,7 @@ ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
   state->ahead = ahead && !state->strips;
   state->force_part = part;
   CK_TRY(member->steps->forces(state));
-  /* A kick the forces did not make kicks every slot: after the last
-   * part. */
+  /* A kick the forces did not make kicks every slot: after the last part. */
   if (state->kick_step && part != 1)
     CK_TRY(member->steps->kick(state, kick_step));
 fail:

@@ -395,8 +395,7 @@ fail:
   return status;
 }
 
-/* The first half-step, then stage 0's exports' positions and the
- * flags. */
+/* The first half-step, then stage 0's exports' positions and the flags. */
 static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = ck__gas_member_drift(m->gas);
   return status ? status : pack(s, m, i);
@@ -433,7 +432,7 @@ fail:
 /* The ghosts' positions between rebuilds, device to device, from the
  * calling thread between phases: into each local member's inbox, its
  * previous member's then its next's, each queued straight from the
- * sender's packed exports; then unpacked into their slots. */
+ * sender's packed exports. */
 static ck_status pass_on_devices(ck__gas_spread *s) {
   ck_status status = CK_OK;
   size_t n = s->run->local;
@@ -451,19 +450,21 @@ static ck_status pass_on_devices(ck__gas_spread *s) {
       first += count;
     }
   }
-  for (size_t i = 0; i < n; ++i)
-    CK_TRY(ck__gas_member_unpack(s->members[i].gas, 0,
-                                 STAGE(&s->members[i])->ghosts, NULL));
 fail:
   return status;
 }
 
-/* The step's forces and kick (of phase_part's slots); energies too
- * where asked. */
+/* The step's forces and kick (of phase_part's slots), energies where
+ * asked; on devices the interior's part unpacks the ghosts first. */
 ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i) {
+  ck_status status = CK_OK;
   (void)i;
-  return ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
-                               s->phase_step, s->phase_ahead);
+  if (s->on_devices && s->phase_part == 1)
+    CK_TRY(ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL));
+  CK_TRY(ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
+                               s->phase_step, s->phase_ahead));
+fail:
+  return status;
 }
 
 /* A member's sums of ck__gas_steps.reduce and its overflow flag, and
@@ -707,8 +708,8 @@ fail:
 
 /* Between rebuilds: the interior's forces, then the border's once the
  * ghosts' positions are in. Through the host, the interior's run while
- * they cross; on devices they come first (the interior reads no ghost),
- * so that a GPU waits for no other between the parts. */
+ * they cross. On devices they come first (the interior reads none), each
+ * member's thread unpacking its own: its forces start the sooner. */
 static ck_status refresh(ck__gas_spread *s) {
   ck_status status = CK_OK;
   if (s->on_devices)
