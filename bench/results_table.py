@@ -2804,6 +2804,19 @@ at the same energy and pressure, bit for bit.
 GAS_GHOSTS_FIRST = "h200x2-2026-11-29-gas-ghosts-first"
 
 
+def ghosts_confirmed():
+    runs = tree_lines(GAS_GHOSTS_FIRST, "confirm.txt")
+    parts = []
+    for case, label in (("proc 8M verlet:0.5", "8M in one process"),
+                        ("mpi 8M verlet:0.5", "8M over MPI"),
+                        ("proc 4M strong verlet:0.5", "4M in one process"),
+                        ("proc 12M auto", "12M by default")):
+        row = tree_row(runs, case, label)
+        parts.append(f"{label} {row[1]} → {row[2]} ({row[3]}; "
+                     f"{'same' if row[4] == 'yes' else 'not the same'} E, P)")
+    return "; ".join(parts)
+
+
 def h200x2_gas_ghosts_first():
     runs = tree_lines(GAS_GHOSTS_FIRST, "rates.txt")
     alone = {tree: statistics.median(r[0] for r in runs[("one 4M auto", tree)])
@@ -2849,8 +2862,10 @@ at 4M, before → now.
 
 - One GPU's path did not change: its row gives the spread between
   turns.
+- The tree as landed (576d432) against c638614, in a later call
+  (`confirm.txt`): {ghosts_confirmed()}.
 - Over MPI the ghosts cross through the host as before; only the sort's
-  wait went."""
+  wait went. Its two calls moved either way, within their runs' spread."""
 
 
 
