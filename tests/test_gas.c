@@ -4301,7 +4301,9 @@ static void spread_ahead(const ck_device *ocl) {
         CHECK_OK(ck_gas_step(gases[1], 1));
       taken = take(gases[0], &runs[0]) + take(gases[1], &runs[1]);
     }
-    /* Each step that took the half-step turned its member's parity. */
+    /* Each step that took the half-step turned its member's parity: 39
+     * of the 40 (the last does not), 33 with a rescale every 6 (steps 6,
+     * 12, .., 36 do not either). */
     int turned = -1, kept = -1;
     if (taken == 2) {
       turned = (int)ck__gas_state(ck__gas_spread_member(
@@ -4314,7 +4316,7 @@ static void spread_ahead(const ck_device *ocl) {
                   memcmp(runs[0].v, runs[1].v, bytes) == 0 &&
                   memcmp(runs[0].f, runs[1].f, bytes) == 0 &&
                   runs[0].o.potential == runs[1].o.potential &&
-                  kept == 0 && (rescale || turned == 1),
+                  kept == 0 && turned == 1,
               "a spread's steps ahead%s: not the steps one at a time "
               "(parity %d and %d)",
               rescale ? " with rescaling" : "", turned, kept);
