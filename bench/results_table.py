@@ -2806,15 +2806,13 @@ GAS_GHOSTS_FIRST = "h200x2-2026-11-29-gas-ghosts-first"
 
 def ghosts_confirmed():
     runs = tree_lines(GAS_GHOSTS_FIRST, "confirm.txt")
-    parts = []
-    for case, label in (("proc 8M verlet:0.5", "8M in one process"),
-                        ("mpi 8M verlet:0.5", "8M over MPI"),
-                        ("proc 4M strong verlet:0.5", "4M in one process"),
-                        ("proc 12M auto", "12M by default")):
-        row = tree_row(runs, case, label)
-        parts.append(f"{label} {row[1]} → {row[2]} ({row[3]}; "
-                     f"{'same' if row[4] == 'yes' else 'not the same'} E, P)")
-    return "; ".join(parts)
+    rows = [tree_row(runs, case, label) for case, label in (
+        ("proc 8M verlet:0.5", "two GPUs, 8M, one process"),
+        ("mpi 8M verlet:0.5", "two GPUs, 8M, MPI"),
+        ("proc 4M strong verlet:0.5", "two GPUs, 4M, one process"),
+        ("proc 12M auto", "two GPUs, 12M, default lists"))]
+    return table(["run", "before (c638614)", "576d432", "now / before",
+                  "same E, P"], rows)
 
 
 def h200x2_gas_ghosts_first():
@@ -2862,8 +2860,11 @@ at 4M, before → now.
 
 - One GPU's path did not change: its row gives the spread between
   turns.
-- The tree as landed (576d432) against c638614, in a later call
-  (`confirm.txt`): {ghosts_confirmed()}.
+- A later call ran the tree as landed (576d432) against c638614, on a
+  fresh machine (`confirm.txt`). Its medians of three:
+
+{ghosts_confirmed()}
+
 - Over MPI the ghosts cross through the host as before; only the sort's
   wait went. Its two calls moved either way, within their runs' spread."""
 
