@@ -294,9 +294,10 @@ void ck__gas_add_kick(const gas_state *state, ck_kernel_args *args);
 /* After a sort into the sorted arrays: they become the particles (the
  * buffers swap roles). */
 void ck__gas_take_sorted(gas_state *state);
-/* Launches kernel over items work-items (at least one group), in groups
- * of group: the OpenCL steps' launch (gas_opencl.c). */
-ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel *kernel,
+/* Ends args, then launches their kernel over items work-items (at least
+ * one group), in groups of group: the OpenCL steps' launch
+ * (gas_opencl.c). */
+ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel_args *args,
                                 size_t items, size_t group);
 /* The OpenCL kick_drift step (gas_opencl.c), which a member's leave makes
  * first when it moves. */

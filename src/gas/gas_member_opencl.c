@@ -6,14 +6,6 @@
 
 #include "gas/gas_internal.h"
 
-/* The arguments ended, then the launch: a work-item each of `items`. */
-static ck_status launch(gas_state *state, ck_kernel_args *args, size_t items) {
-  ck_status status = ck_kernel_args_end(args);
-  return status
-             ? status
-             : ck__gas_opencl_launch(state, args->kernel, items, state->group);
-}
-
 ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
                                 double hi, double reach, int stage,
                                 uint32_t counts[2]) {
@@ -35,7 +27,7 @@ ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
   ck_kernel_args_u32(&args, state->message_capacity);
   ck_kernel_args_buffer(&args, state->member_list);
   ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(launch(state, &args, state->particles));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
   CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
                         2 * sizeof *counts, counts, CK_BLOCKING, NULL));
 fail:
@@ -61,7 +53,7 @@ ck_status ck__gas_opencl_post(gas_state *state, uint32_t base, uint32_t count,
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->out_packed);
-  return launch(state, &args, count);
+  return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 
 ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
@@ -83,7 +75,7 @@ ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->member_counts);
-  return launch(state, &args, count);
+  return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 
 ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
@@ -99,7 +91,7 @@ ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
   ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->out_real);
-  return launch(state, &args, count);
+  return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 
 ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count) {
@@ -111,7 +103,7 @@ ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count) {
   ck_kernel_args_u32(&args, base);
   ck_kernel_args_buffer(&args, state->member_list);
   ck_kernel_args_buffer(&args, state->id);
-  return launch(state, &args, count);
+  return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 
 ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
@@ -135,7 +127,7 @@ ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
   ck_kernel_args_buffer(&args,
                         ghost ? state->ghost_slots : state->export_slots);
   ck_kernel_args_buffer(&args, state->flags);
-  return launch(state, &args, count);
+  return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 
 ck_status ck__gas_opencl_unpack(gas_state *state, uint32_t base,
@@ -149,7 +141,7 @@ ck_status ck__gas_opencl_unpack(gas_state *state, uint32_t base,
   ck_kernel_args_buffer(&args, state->ghost_slots);
   ck_kernel_args_buffer(&args, state->in_real);
   ck_kernel_args_buffer(&args, state->position);
-  return launch(state, &args, count);
+  return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 
 ck_status ck__gas_opencl_parts(gas_state *state, const double borders[4],
@@ -164,7 +156,7 @@ ck_status ck__gas_opencl_parts(gas_state *state, const double borders[4],
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->part_mark);
-  return launch(state, &args, state->particles);
+  return ck__gas_opencl_launch(state, &args, state->particles, state->group);
 }
 
 ck_status ck__gas_opencl_census(gas_state *state, uint64_t census[3]) {
@@ -178,7 +170,8 @@ ck_status ck__gas_opencl_census(gas_state *state, uint64_t census[3]) {
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->census_sums);
-  CK_TRY(launch(state, &args, groups * state->group));
+  CK_TRY(
+      ck__gas_opencl_launch(state, &args, groups * state->group, state->group));
   CK_TRY(ck_buffer_read(state->queue, state->census_sums, 0,
                         3 * groups * sizeof *partial, partial, CK_BLOCKING,
                         NULL));
@@ -198,7 +191,7 @@ ck_status ck__gas_opencl_scale(gas_state *state, double factor) {
   ck_kernel_args_u32(&args, state->particles);
   ck_kernel_args_real(&args, factor, real);
   ck_kernel_args_buffer(&args, state->velocity);
-  return launch(state, &args, state->particles);
+  return ck__gas_opencl_launch(state, &args, state->particles, state->group);
 }
 
 ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
@@ -227,7 +220,7 @@ ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
   ck_kernel_args_u32(&args, state->message_capacity);
   ck_kernel_args_buffer(&args, state->out_packed);
   ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(launch(state, &args, state->particles));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
 fail:
   return status;
 }
@@ -245,5 +238,5 @@ ck_status ck__gas_opencl_enter(gas_state *state, uint32_t first,
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->id);
-  return launch(state, &args, count);
+  return ck__gas_opencl_launch(state, &args, count, state->group);
 }

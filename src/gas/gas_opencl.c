@@ -40,12 +40,15 @@ static void add_pair(const gas_state *state, ck_kernel_args *args) {
   ck_kernel_args_i32(args, state->with_energy);
 }
 
-ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel *kernel,
+ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel_args *args,
                                 size_t items, size_t group) {
+  ck_status status = ck_kernel_args_end(args);
   size_t global = (items + group - 1) / group * group;
   if (global == 0)
     global = group;
-  return ck_queue_launch(state->queue, kernel, 1, &global, &group, NULL);
+  return status ? status
+                : ck_queue_launch(state->queue, args->kernel, 1, &global,
+                                  &group, NULL);
 }
 
 /* Groups a compute unit that the sort's and the lists' kernels take
@@ -58,13 +61,13 @@ ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel *kernel,
  * unit, each work-item taking several. A Verlet run launches them at
  * every step; skipped, a group for every 256 of 4M particles took about
  * 12 us a launch on an H200. */
-static ck_status launch_each(gas_state *state, ck_kernel *kernel, size_t items,
-                             int conditional) {
+static ck_status launch_each(gas_state *state, ck_kernel_args *args,
+                             size_t items, int conditional) {
   size_t most =
       (size_t)state->device.compute_units * EACH_GROUPS_PER_UNIT * state->group;
   if (conditional && most && items > most)
     items = most;
-  return ck__gas_opencl_launch(state, kernel, items, state->group);
+  return ck__gas_opencl_launch(state, args, items, state->group);
 }
 
 /* Verlet rebuilds of at most this many particles are sorted by one
@@ -268,8 +271,7 @@ ck_status ck__gas_opencl_kick_drift(gas_state *state) {
   ck_kernel_args_buffer(&args, verlet ? state->reference : state->position);
   ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
 fail:
   return status;
 }
@@ -300,8 +302,7 @@ static ck_status sort_whole(gas_state *state, int conditional) {
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_i32(&args, flag_cleared_by_sort(state));
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, 1, 1));
+  CK_TRY(ck__gas_opencl_launch(state, &args, 1, 1));
 fail:
   return status;
 }
@@ -322,8 +323,7 @@ static ck_status sort_count(gas_state *state, int conditional) {
   ck_kernel_args_buffer(&args, state->cell_fill);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_each(state, kernel, state->particles, conditional));
+  CK_TRY(launch_each(state, &args, state->particles, conditional));
 fail:
   return status;
 }
@@ -341,8 +341,7 @@ static ck_status sort_scan(gas_state *state, int conditional, uint32_t keys) {
   ck_kernel_args_buffer(&args, state->block_sum);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel,
+  CK_TRY(ck__gas_opencl_launch(state, &args,
                                (size_t)state->scan_blocks * state->scan_block,
                                state->scan_block));
 
@@ -352,8 +351,7 @@ static ck_status sort_scan(gas_state *state, int conditional, uint32_t keys) {
   ck_kernel_args_buffer(&args, state->block_sum);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->scan_block,
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->scan_block,
                                state->scan_block));
 fail:
   return status;
@@ -380,8 +378,7 @@ static ck_status sort_scatter(gas_state *state, int conditional,
   ck_kernel_args_buffer(&args, state->sorted_id);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_each(state, kernel, state->particles, conditional));
+  CK_TRY(launch_each(state, &args, state->particles, conditional));
 
   /* Verlet's cells are ordered as they are placed back (sort_place). */
   kernel = state->order_kernel;
@@ -398,8 +395,7 @@ static ck_status sort_scatter(gas_state *state, int conditional,
   ck_kernel_args_buffer(&args, state->sorted_id);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_each(state, kernel, keys, conditional));
+  CK_TRY(launch_each(state, &args, keys, conditional));
 fail:
   return status;
 }
@@ -422,8 +418,7 @@ static ck_status sort_place(gas_state *state, int conditional) {
     ck_kernel_args_buffer(&args, buffers[b]);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_each(state, kernel, state->particles, conditional));
+  CK_TRY(launch_each(state, &args, state->particles, conditional));
 fail:
   return status;
 }
@@ -466,8 +461,7 @@ static ck_status build_lists(gas_state *state, int conditional) {
   ck_kernel_args_u32(&args, state->list_capacity);
   ck_kernel_args_i32(&args, conditional);
   ck_kernel_args_buffer(&args, state->flags);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(launch_each(state, kernel, state->particles, conditional));
+  CK_TRY(launch_each(state, &args, state->particles, conditional));
 fail:
   return status;
 }
@@ -573,8 +567,7 @@ static ck_status neighbor_forces(gas_state *state) {
     ck_kernel_args_buffer(&args,
                           state->part_mark ? state->part_mark : state->id);
   }
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
   state->kick_step = 0;
   /* A member's interior (part 1) leaves the arrays to its border. */
   if (ahead && state->force_part != 1) {
@@ -604,9 +597,7 @@ static ck_status opencl_forces(gas_state *state) {
   if (!state->local_tiles) {
     ck_kernel_args_u32(&args, 1);
     ck_kernel_args_buffer(&args, state->force); /* unused */
-    CK_TRY(ck_kernel_args_end(&args));
-    CK_TRY(
-        ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+    CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
     return CK_OK;
   }
   ck_kernel_args_u32(&args, state->slices);
@@ -626,8 +617,7 @@ static ck_status opencl_forces(gas_state *state) {
   ck_kernel_args_buffer(&args, state->force);
   ck_kernel_args_buffer(&args, state->energy);
   ck_kernel_args_buffer(&args, state->virial);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
 fail:
   return status;
 }
@@ -648,8 +638,7 @@ static ck_status opencl_kick(gas_state *state, uint64_t step) {
   ck_kernel_args_buffer(&args, state->velocity);
   ck_kernel_args_buffer(&args, state->force);
   ck_kernel_args_buffer(&args, state->id);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
 fail:
   return status;
 }
@@ -666,17 +655,14 @@ static ck_status reduce_on_device(gas_state *state) {
   ck_kernel_args_buffer(&args, state->virial);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->partial_sums);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel,
-                               (size_t)state->reduce_groups * state->group,
-                               state->group));
+  CK_TRY(ck__gas_opencl_launch(
+      state, &args, (size_t)state->reduce_groups * state->group, state->group));
   kernel = state->reduce_total_kernel;
   ck_kernel_args_begin(kernel, &args);
   ck_kernel_args_u32(&args, state->reduce_groups);
   ck_kernel_args_buffer(&args, state->partial_sums);
   ck_kernel_args_buffer(&args, state->sums);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->group, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->group, state->group));
 fail:
   return status;
 }
@@ -713,8 +699,7 @@ static ck_status opencl_rescale(gas_state *state) {
   ck_kernel_args_real(&args, state->degrees_of_freedom, real);
   ck_kernel_args_buffer(&args, state->sums);
   ck_kernel_args_buffer(&args, state->velocity);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
 fail:
   return status;
 }
@@ -748,8 +733,7 @@ static ck_status opencl_rdf(gas_state *state, uint32_t bins, double range) {
   ck_kernel_args_u32(&args, bins);
   ck_kernel_args_buffer(&args, state->rdf_counts);
   ck_kernel_args_buffer(&args, state->id);
-  CK_TRY(ck_kernel_args_end(&args));
-  CK_TRY(ck__gas_opencl_launch(state, kernel, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
 fail:
   return status;
 }
