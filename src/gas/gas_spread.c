@@ -271,10 +271,9 @@ fail:
  * than the slack), read on its queue (ck__gas_spread_take_exports waits for
  * it). */
 static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  CK_TRY(admit(s, m, i, 0, 0));
-  m->own += STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT];
-fail:
+  ck_status status = admit(s, m, i, 0, 0);
+  if (status == CK_OK)
+    m->own += STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT];
   return status;
 }
 
@@ -455,15 +454,21 @@ fail:
 }
 
 /* The step's forces and kick (of phase_part's slots), energies where
- * asked; on devices the interior's part unpacks the ghosts first. */
+ * asked. */
 ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
   (void)i;
-  if (s->on_devices && s->phase_part == 1)
-    CK_TRY(ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL));
-  CK_TRY(ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
-                               s->phase_step, s->phase_ahead));
-fail:
+  return ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
+                               s->phase_step, s->phase_ahead);
+}
+
+/* On devices between rebuilds: the ghosts unpacked, then the interior's
+ * forces and the border's, in one phase (the interior reads no ghost). */
+static ck_status unpack_and_forces(ck__gas_spread *s, member *m, size_t i) {
+  (void)i;
+  ck_status status = ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL);
+  for (int part = 1; part <= 2 && status == CK_OK; ++part)
+    status = ck__gas_member_forces(m->gas, part, s->phase_energy, s->phase_step,
+                                   s->phase_ahead);
   return status;
 }
 
@@ -708,24 +713,24 @@ fail:
 
 /* Between rebuilds: the interior's forces, then the border's once the
  * ghosts' positions are in. Through the host, the interior's run while
- * they cross. On devices they come first (the interior reads none), each
- * member's thread unpacking its own: its forces start the sooner. */
+ * they cross. On devices they come first, each member's thread
+ * unpacking its own: its forces start the sooner. */
 static ck_status refresh(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  if (s->on_devices)
+  if (s->on_devices) {
     CK_TRY(pass_on_devices(s));
+    return ck__gas_spread_each(s, unpack_and_forces);
+  }
   s->phase_part = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
-  if (!s->on_devices) {
-    /* A grid's stage 1 sends on stage 0's ghosts as they are now. */
-    for (s->stage = 0; s->stage < s->stages; ++s->stage) {
-      if (s->stage > 0)
-        CK_TRY(ck__gas_spread_each(s, pack));
-      CK_TRY(pass_both(s, 2 * sizeof(float)));
-      CK_TRY(ck__gas_spread_each(s, unpack));
-    }
-    s->stage = 0;
+  /* A grid's stage 1 sends on stage 0's ghosts as they are now. */
+  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+    if (s->stage > 0)
+      CK_TRY(ck__gas_spread_each(s, pack));
+    CK_TRY(pass_both(s, 2 * sizeof(float)));
+    CK_TRY(ck__gas_spread_each(s, unpack));
   }
+  s->stage = 0;
   s->phase_part = 2;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
 fail:
