@@ -2870,64 +2870,79 @@ at 4M, before → now.
 
 
 
-GAS_MEMBER_LISTS = "h200x2-2026-11-29-gas-member-lists"
-
-
-def gas_member_auto():
-    """auto.txt's runs at 4M a member: each way's mode and rates."""
-    ways = {}
-    for line in read(GAS_MEMBER_LISTS, "auto.txt").splitlines():
-        words = line.split()
-        ways.setdefault(words[1], []).append((words[-2], words[-1]))
-    return "; ".join(
-        f"{'one process' if way == 'process' else 'MPI'} took "
-        f"{runs[0][1].split('=')[1]}, "
-        f"{' and '.join(num(rate) for rate, _ in runs)} particle-steps/s"
-        for way, runs in ways.items())
+GAS_MEMBER_LISTS = "h200x2-2026-11-30-gas-member-lists"
 
 
 def h200x2_gas_member_lists():
-    """Cells against Verlet lists for a spread's members, by size."""
+    """Cells against Verlet lists for a spread's members, by size; then
+    the default's threshold moved, in turns."""
     rates = {}
     for line in read(GAS_MEMBER_LISTS, "rates.txt").splitlines():
         head, _, tail = line.partition(": ")
         words = head.split()
-        key = tuple(words[:-1])
-        rates.setdefault(key, []).append(float(tail.split()[0]))
+        rates.setdefault(tuple(words[:-1]), []).append(
+            float(tail.split()[0]))
     median = {key: statistics.median(values) for key, values in rates.items()}
     rows = []
-    for size in ("3145728", "4194304", "6291456"):
-        alone = median[("alone", size)]
-        row = [f"{int(size):,}", num(alone)]
+    for size in ("1048576", "2097152", "3145728", "4000000"):
+        alone = median[("alone", size, "verlet:0.5")]
+        row = [f"{int(size):,}", num(median[("alone", size, "cells")]),
+               num(alone)]
         for way in ("process", "mpi"):
             cells = median[(way, size, "cells")]
             lists = median[(way, size, "verlet:0.5")]
             row += [num(cells), num(lists), f"{lists / cells:.3f}",
                     f"{50 * max(cells, lists) / alone:.1f}%"]
         rows.append(row)
+    runs = tree_lines(GAS_MEMBER_LISTS, "turns.txt")
+    turns = [tree_row(runs, case, label) for case, label in (
+        ("proc 8.0M default", "4M a GPU, one process"),
+        ("mpi 8.0M default", "4M a GPU, MPI"),
+        ("proc 6.3M default", "3M a GPU, one process"),
+        ("mpi 6.3M default", "3M a GPU, MPI"),
+        ("proc 8M verlet:0.5", "8M, `verlet:0.5`, one process"),
+        ("proc 4M strong verlet:0.5", "4M, `verlet:0.5`, one process"),
+        ("alone 4M verlet:0.5", "one GPU, 4M, `verlet:0.5`"))]
+    for row in turns[:4]:
+        row[-1] = "no: cells → Verlet lists"
+    alone = median[("alone", "4000000", "verlet:0.5")]
+    default = {way: median[(way, "4000000", "verlet:0.5")]
+               for way in ("process", "mpi")}
     return f"""### Cells or Verlet lists for a spread's members
 
 A gas spread over both GPUs, each member with cell lists or with Verlet
-lists (skin 0.5), by its particles; one GPU alone takes Verlet lists.
-Medians of three runs in turns. The efficiency is the faster mode's
-rate over twice one GPU's. `--neighbors auto` takes Verlet lists for a
-spread's members from 2²² particles a member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`).
+lists (skin 0.5), by its particles; one GPU alone beside them. Medians
+of three runs. The efficiency is the faster mode's rate over twice one
+GPU's Verlet rate.
 
-{source([(GAS_MEMBER_LISTS, "rates.txt"), (GAS_MEMBER_LISTS, "auto.txt"),
+{source([(GAS_MEMBER_LISTS, "rates.txt"), (GAS_MEMBER_LISTS, "turns.txt"),
          (GAS_MEMBER_LISTS, "run.txt")],
         "2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
         "Open MPI 4.1.6",
-        "2026-11-29",
-        "`clkit run gas --particles 2N --steps 600 --neighbors "
+        "2026-11-30",
+        "`clkit run gas --particles 2N --steps 1000 --neighbors "
         "cells|verlet:0.5 --device cuda:0,cuda:1 --spread --shares 1,1 "
         "--log-every 0 --json --quiet`, and `mpirun -np 2` with `--device "
         "cuda`")}
 
-{table(["particles a member", "one GPU", "process, cells",
-        "process, Verlet", "Verlet / cells", "efficiency", "MPI, cells",
-        "MPI, Verlet", "Verlet / cells", "efficiency"], rows)}
+{table(["particles a member", "one GPU, cells", "one GPU, Verlet",
+        "process, cells", "process, Verlet", "Verlet / cells", "efficiency",
+        "MPI, cells", "MPI, Verlet", "Verlet / cells", "efficiency"], rows)}
 
-- With that default, in a later call: {gas_member_auto()}."""
+- Verlet lists break even at about 3M particles a member in one
+  process, and lead from about 2.5M over MPI.
+- So `--neighbors auto` takes them for a spread's members from
+  3,145,728 particles a member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`).
+  At 4,000,000 a member they reach {50 * default["process"] / alone:.1f}%
+  (one process) and {50 * default["mpi"] / alone:.1f}% (MPI) of twice
+  one GPU's rate.
+- In a later call, this default ran against dafeae1's (from 2²²
+  particles a member), in turns; medians of three:
+
+{table(["run", "dafeae1", "now", "now / dafeae1", "same E, P"], turns)}
+
+- The last three rows ask for their mode: they give the spread between
+  turns."""
 
 
 ENGINE_ALL = "h200x2-2026-11-29-engine-all"

@@ -68,9 +68,10 @@ typedef enum ck_gas_neighbors {
 #define CK_GAS_AUTO_SKIN 0.5
 #define CK_GAS_AUTO_VERLET_FROM (1u << 20)
 /* A spread member's Verlet steps wait on the host each step; on two
- * H200s their lists matched cells at 4M particles a member in one
- * process, and beat them by 10% over MPI (bench/RESULTS.md). */
-#define CK_GAS_AUTO_VERLET_MEMBER_FROM 4194304u
+ * H200s their lists matched cells at 3M particles a member in one
+ * process and beat them by 10% over MPI; at 4M, by 7% and 12%
+ * (bench/RESULTS.md). */
+#define CK_GAS_AUTO_VERLET_MEMBER_FROM 3145728u
 
 typedef enum ck_gas_thermostat {
   CK_GAS_NVE = 0,
