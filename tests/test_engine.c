@@ -603,6 +603,55 @@ static void cuts(void) {
   CHECK_MSG(t.teardowns == 3, "%zu teardowns", t.teardowns);
 }
 
+/* The members' measures: devices alike or not, the three verdicts on a
+ * deal by their speeds, and their census. */
+static void measures(void) {
+  toy t;
+  ck__engine *engine = NULL;
+  ck__engine_kind kind = toy_kind(LOCAL);
+  ck_device mixed[3] = {devices[0], devices[1], devices[2]};
+  ck_spread three = {.devices = mixed, .device_count = 3};
+  int alike = -1, verdict = -1;
+  double weights[3] = {0, 0, 0}, units[3] = {100, 100, 100};
+  toy_init(&t, LOCAL);
+  CHECK_OK(ck__engine_create(&kind, &t, &three, CELLS, &engine));
+  CHECK_OK(ck__engine_alike(engine, &alike));
+  CHECK(alike == 1);
+  /* Too few seconds in all: measure on, weights untouched. */
+  double few[3] = {0.1, 0.2, 0.3}, even[3] = {1, 1, 1}, slow[3] = {1, 1, 3};
+  CHECK_OK(ck__engine_speeds(engine, units, few, 1.0, 0.1, weights, &verdict));
+  CHECK(verdict == 0 && weights[0] == 0);
+  /* As fast as each other: nothing to gain. */
+  CHECK_OK(ck__engine_speeds(engine, units, even, 1.0, 0.1, weights, &verdict));
+  CHECK(verdict == 1 && weights[0] == 100 && weights[2] == 100);
+  /* One three times slower: 300 / (100 + 100 + 33.3) s against 3 s. */
+  CHECK_OK(ck__engine_speeds(engine, units, slow, 1.0, 0.1, weights, &verdict));
+  CHECK(verdict == 2 && weights[1] == 100 &&
+        fabs(weights[2] - 100.0 / 3) < 1e-12);
+  /* A member that measured no time weighs next to nothing. */
+  double none[3] = {2, 2, 0};
+  CHECK_OK(ck__engine_speeds(engine, units, none, 1.0, 0.1, weights, &verdict));
+  CHECK(verdict == 1 && weights[2] == 1e-9);
+  /* Units 0 .. 10 held once, their hashes i * i; then one held twice. */
+  uint64_t census[3][3] = {{4, 6, 14}, {3, 15, 77}, {4, 34, 294}};
+  uint64_t expected[3] = {11, 55, 385};
+  CHECK_OK(ck__engine_census(engine, census, expected));
+  census[1][0] += 1;
+  census[1][1] += 5;
+  CHECK(ck__engine_census(engine, census, expected) == CK_ERROR_MISMATCH);
+  CHECK_MSG(strstr(last_message(), "hold 12 cells (id sum 60), not the run's "
+                                   "11 (id sum 55)") != NULL,
+            "\"%s\"", last_message());
+  ck__engine_destroy(engine);
+  /* A device of another name is another model. */
+  snprintf(mixed[2].name, sizeof mixed[2].name, "another");
+  toy_init(&t, LOCAL);
+  CHECK_OK(ck__engine_create(&kind, &t, &three, CELLS, &engine));
+  CHECK_OK(ck__engine_alike(engine, &alike));
+  CHECK(alike == 0);
+  ck__engine_destroy(engine);
+}
+
 /* The first failure ends the run on every member, with its message;
  * a member alone's message is its own. */
 static void failures(void) {
@@ -707,5 +756,6 @@ int main(int argc, char **argv) {
   spreads(LOCAL);
   failures();
   cuts();
+  measures();
   return CHECK_DONE();
 }

@@ -62,8 +62,9 @@
  *   (--spread-colonies K): every K iterations, colonies whose best is
  *   longer adopt the best.
  * - Gas (src/gas/gas_spread_deal.c): units particles, dealt by space
- *   into slabs (or a grid's boxes) by the kind's cut; allocate makes a
- *   member's state for its slab, set_up fills it. Its steps are phases
+ *   into slabs (or a grid's boxes) by the kind's cut, which the domain
+ *   makes (framework/domain.h); allocate makes a member's state for its
+ *   slab, set_up fills it. Its steps are phases
  *   through ck__engine_each: ghosts and leavers cross between them
  *   (ck__exchange_pass, ck__exchange_route, or device to device), and a
  *   rebuild that any member needs, the energies and the pressure are
@@ -280,7 +281,7 @@ uint64_t ck__engine_widest(const ck__engine *engine);
  * run's. */
 size_t ck__engine_holder(const ck__engine *engine, uint64_t unit);
 
-/* Member m's slice (m over every process). */
+/* Member m's slice (m over every process); first or units may be NULL. */
 void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,
                       uint64_t *units);
 /* Member m's share of `total` other items (a batch, a set), cut in its
@@ -288,6 +289,30 @@ void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,
  * cover 0 .. total. */
 void ck__engine_share(const ck__engine *engine, size_t m, uint64_t total,
                       uint64_t *first, uint64_t *count);
+
+/* Whether every member's device, over every process, is of one model:
+ * backend, name, compute units and clock. Collective. */
+ck_status ck__engine_alike(ck__engine *engine, int *alike);
+
+/*
+ * Whether to deal the units again by the speeds the members kept
+ * (engine_measure.c): each local member's units and the compute seconds
+ * they took since the caller's mark. *verdict is 0 while every member's
+ * seconds sum to less than least_seconds (measure on). Else weights (one
+ * a member) hold their units a second, and *verdict is 2 where a deal by
+ * them would shorten the slowest member's time by `gain` (a fraction) or
+ * more, 1 where not. Collective.
+ */
+ck_status ck__engine_speeds(ck__engine *engine, const double *units,
+                            const double *seconds, double least_seconds,
+                            double gain, double *weights, int *verdict);
+
+/* Every member's census of the units it holds (each local member's
+ * count, sum of ids and sum of the ids' hashes), summed over all and
+ * checked against the run's: CK_ERROR_MISMATCH where a unit was lost or
+ * doubled between members. Collective. */
+ck_status ck__engine_census(ck__engine *engine, const uint64_t (*mine)[3],
+                            const uint64_t expected[3]);
 
 /* Tears the members down and frees the engine (NULL: nothing); not
  * collective. */

@@ -33,8 +33,6 @@ static ck_status gas_cut(void *self, ck__engine *engine, uint64_t *units) {
   if (!s->whole)
     return ck__gas_spread_cut(s, units);
   /* One slab, the whole box: nothing to cut or count. */
-  s->bounds[0] = 0;
-  s->bounds[1] = s->axis ? s->config.box_y : s->config.box_x;
   ck__gas_spread_place_member(s, &s->members[0], 0);
   units[0] = s->members[0].own = s->config.particles;
   return CK_OK;
@@ -100,10 +98,8 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   s->whole = s->total == 1;
   s->members = calloc(s->run->local, sizeof *s->members);
   s->weights = calloc(s->total, sizeof *s->weights);
-  s->bounds = calloc(s->total + 1, sizeof *s->bounds);
-  s->bounds_y = calloc(s->total + 1, sizeof *s->bounds_y);
   CK_TRY(ck__engine_agree(
-      s->engine, s->members && s->weights && s->bounds && s->bounds_y
+      s->engine, s->members && s->weights
                      ? CK_OK
                      : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
   CK_TRY(count_gpus(s));
@@ -111,6 +107,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->balancing = !spread->shares && s->total > 1;
   s->room_for_tests = (uint32_t)ck__test_value(CK__TEST_GAS_ROOM);
+  s->balance_forced = ck__test_value(CK__TEST_GAS_BALANCE) != 0;
   size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
   s->tiers_forced = tiers_from != 0;
   s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
@@ -162,22 +159,25 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   s->forms = forms;
   s->forms.fine_cells = 0;
   s->step = step;
-  s->axis = !s->whole && config->box_y > config->box_x;
   /* Ghosts within the interaction range of a border, which cell lists
    * send again every step (with a hair to spare for the rounding of the
    * coordinates' shift), and Verlet lists at rebuilds, the skin added.
    * A whole box has no border: one slab, no margins. */
-  s->reach = s->whole                            ? 0
+  ck__domain *d = &s->domain;
+  d->box[0] = config->box_x;
+  d->box[1] = config->box_y;
+  d->walls = config->walls != 0;
+  d->reach = s->whole                            ? 0
              : config->neighbors == CK_GAS_CELLS ? config->rc * (1 + 1e-4)
                                                  : config->rc + config->skin;
-  s->pad = s->whole ? 0 : config->skin;
+  d->pad = s->whole ? 0 : config->skin;
+  d->members = s->total;
+  d->reach_option = "ck_gas_config.rc";
+  d->reach_name = "rc + skin";
   s->dof = ck__gas_degrees_of_freedom(config);
-  if (s->whole) {
-    s->grid[0] = s->grid[1] = 1;
-    s->stages = 1;
-  } else {
+  CK_TRY(ck__domain_plan(d, s->weights));
+  if (!s->whole)
     CK_TRY(ck__gas_spread_plan(s));
-  }
   CK_TRY(ck__gas_spread_deal(s, positions, velocities, 0));
   if (s->by_nccl)
     CK_TRY(ck__gas_spread_nccl_decide(s));
@@ -268,15 +268,15 @@ fail:
 
 ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
   /* A grid's boxes: x, then y. */
-  s->run->slab_axis = s->stages > 1 ? 2 : s->axis;
+  s->run->slab_axis = s->domain.stages > 1 ? 2 : s->domain.axis;
   for (size_t i = 0; i < s->run->local; ++i) {
     const member *m = &s->members[i];
     s->run->units[i] = m->own;
     s->run->bytes_sent[i] = m->bytes;
-    s->run->slab[i][0] = m->link[0].lo;
-    s->run->slab[i][1] = m->link[0].hi;
-    s->run->slab[i][2] = s->stages > 1 ? m->link[1].lo : NAN;
-    s->run->slab[i][3] = s->stages > 1 ? m->link[1].hi : NAN;
+    s->run->slab[i][0] = m->place[0].lo;
+    s->run->slab[i][1] = m->place[0].hi;
+    s->run->slab[i][2] = s->domain.stages > 1 ? m->place[1].lo : NAN;
+    s->run->slab[i][3] = s->domain.stages > 1 ? m->place[1].hi : NAN;
   }
   s->run->total = s->config.particles;
   return ck__spread_report(s->run, result);
@@ -311,7 +311,6 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
   ck_gas_destroy(s->adopted);
   free(s->members);
   free(s->weights);
-  free(s->bounds);
-  free(s->bounds_y);
+  ck__domain_free(&s->domain);
   free(s);
 }

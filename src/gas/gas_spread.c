@@ -69,11 +69,11 @@ static ck_status pass_both(ck__gas_spread *s, size_t item) {
       member *m = &s->members[i];
       send[i] = m->send[side];
       counts[i] = m->sends[side];
-      to[i] = STAGE(m)->neighbour[side];
-      from[i] = STAGE(m)->neighbour[!side];
+      to[i] = PLACE(m)->neighbour[side];
+      from[i] = PLACE(m)->neighbour[!side];
     }
     ck__exchange_buffer *received = s->from[side == NEXT ? PREVIOUS : NEXT];
-    if (s->stages == 1)
+    if (s->domain.stages == 1)
       CK_TRY(ck__exchange_pass(s->run->exchange, side == NEXT, item, send,
                                counts, received));
     else
@@ -117,23 +117,24 @@ ck_status ck__gas_spread_hold_scratch(ck__gas_spread *s, size_t i, size_t count,
  * wrong hands. Rounding of the coordinates' shift may put one a hair
  * outside, which stays (it leaves at the next rebuild if it must). */
 double ck__gas_spread_slack(const ck__gas_spread *s) {
-  return 1e-3 * s->reach;
+  return 1e-3 * s->domain.reach;
 }
 
 /* The failure that names a particle (word) that reached member m at u,
  * in its coordinates along the axis of `stage`, past its borders. */
 ck_status ck__gas_spread_stray_failure(const ck__gas_spread *s, const member *m,
                                        int stage, uint32_t word, float u) {
-  const axis_link *l = &m->link[stage];
-  const char *axis = s->stages == 1 ? "" : stage ? " along y" : " along x";
+  const ck__domain_place *l = &m->place[stage];
+  int slabs = s->domain.stages == 1;
+  const char *shape = slabs ? "slab" : "box";
+  const char *axis = slabs ? "" : stage ? " along y" : " along x";
   return ck__fail(CK_ERROR_MISMATCH,
                   "particle %u reached %s %zu of %zu at %g%s, past its "
                   "borders [%g, %g): it crossed more than one %s since the "
                   "last rebuild (the time step is too large, or particles "
                   "overlap)",
-                  word, s->stages == 1 ? "slab" : "box", m->index, s->total,
-                  u + l->origin, axis, l->lo, l->hi,
-                  s->stages == 1 ? "slab" : "box");
+                  word, shape, m->index, s->total, u + l->origin, axis, l->lo,
+                  l->hi, shape);
 }
 
 /* The first arrival that its last admit found past its borders, named:
@@ -162,7 +163,7 @@ static ck_status post(ck__gas_spread *s, member *m, const uint32_t counts[2],
     STAGE(m)->posted[!ghost][side] = 0;
     m->sends[side] = counts[side];
   }
-  return ck__gas_member_post(m->gas, counts, STAGE(m)->shift, ghost, s->stage,
+  return ck__gas_member_post(m->gas, counts, PLACE(m)->shift, ghost, s->stage,
                              s->on_devices ? NULL : m->send);
 }
 
@@ -244,8 +245,9 @@ static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip,
   m->stray_base = base << 1 | (uint32_t)s->stage;
   CK_TRY(ck__gas_member_admit(
       m->gas, l->incoming[0], l->incoming[1], s->on_devices ? NULL : in,
-      l->border[PREVIOUS] - ck__gas_spread_slack(s),
-      l->border[NEXT] + ck__gas_spread_slack(s), s->stage, base, &m->stray));
+      PLACE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
+      PLACE(m)->border[NEXT] + ck__gas_spread_slack(s), s->stage, base,
+      &m->stray));
 fail:
   return status;
 }
@@ -257,9 +259,9 @@ static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t counts[2];
   (void)i;
-  CK_TRY(ck__gas_member_select(m->gas, 0, STAGE(m)->border[PREVIOUS],
-                               STAGE(m)->border[NEXT], s->reach, s->stage,
-                               counts));
+  CK_TRY(ck__gas_member_select(m->gas, 0, PLACE(m)->border[PREVIOUS],
+                               PLACE(m)->border[NEXT], s->domain.reach,
+                               s->stage, counts));
   CK_TRY(post(s, m, counts, 0));
   CK_TRY(ck__gas_member_drop(m->gas, counts));
   m->own -= counts[0] + counts[1];
@@ -284,9 +286,9 @@ ck_status ck__gas_spread_take_exports(ck__gas_spread *s, member *m, size_t i) {
   uint32_t counts[2];
   (void)i;
   /* The selection's wait reads the stray too. */
-  CK_TRY(ck__gas_member_select(m->gas, 1, STAGE(m)->border[PREVIOUS],
-                               STAGE(m)->border[NEXT], s->reach, s->stage,
-                               counts));
+  CK_TRY(ck__gas_member_select(m->gas, 1, PLACE(m)->border[PREVIOUS],
+                               PLACE(m)->border[NEXT], s->domain.reach,
+                               s->stage, counts));
   CK_TRY(check_stray(s, m));
   CK_TRY(post(s, m, counts, 1));
   STAGE(m)->exports[PREVIOUS] = counts[PREVIOUS];
@@ -321,9 +323,9 @@ ck_status ck__gas_spread_take_ghosts(ck__gas_spread *s, member *m, size_t i) {
       admit(s, m, i, 0, (uint32_t)(CK_GAS_GHOST_WORDS * ghosts_before(s, m))));
   for (int from = 0; from < 2; ++from)
     STAGE(m)->ghosts[from] = STAGE(m)->incoming[1][from];
-  if (s->stage + 1 < s->stages)
+  if (s->stage + 1 < s->domain.stages)
     return CK_OK;
-  for (int stage = 0; stage < s->stages; ++stage)
+  for (int stage = 0; stage < s->domain.stages; ++stage)
     for (int side = 0; side < 2; ++side) {
       exports[2 * stage + side] = m->link[stage].exports[side];
       ghosts[2 * stage + side] = m->link[stage].ghosts[side];
@@ -332,14 +334,10 @@ ck_status ck__gas_spread_take_ghosts(ck__gas_spread *s, member *m, size_t i) {
   CK_TRY(ck__gas_member_sort(m->gas, kept, exports, ghosts));
   /* Each slot's part of the forces until the next rebuild: a ghost that
    * arrived a hair inside the slab (slack) stays past the reach. */
-  double borders[4] = {m->link[0].border[PREVIOUS], m->link[0].border[NEXT],
-                       -NO_BORDER, NO_BORDER};
-  if (s->stages > 1) {
-    borders[2] = m->link[1].border[PREVIOUS];
-    borders[3] = m->link[1].border[NEXT];
-  }
+  double borders[4] = {m->place[0].border[PREVIOUS], m->place[0].border[NEXT],
+                       m->place[1].border[PREVIOUS], m->place[1].border[NEXT]};
   CK_TRY(ck__gas_member_parts(m->gas, borders,
-                              s->reach + 2 * ck__gas_spread_slack(s)));
+                              s->domain.reach + 2 * ck__gas_spread_slack(s)));
 fail:
   return status;
 }
@@ -349,7 +347,7 @@ fail:
  * must stay its sender's until the next rebuild. */
 static ck_status rebuild(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  if (s->stages == 1) {
+  if (s->domain.stages == 1) {
     CK_TRY(ck__gas_spread_each(s, take_leavers));
     CK_TRY(ck__gas_spread_deliver(s, 0));
     CK_TRY(ck__gas_spread_each(s, take_arrivals_exports));
@@ -357,12 +355,12 @@ static ck_status rebuild(ck__gas_spread *s) {
     CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_ghosts));
     return CK_OK;
   }
-  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
     CK_TRY(ck__gas_spread_each(s, take_leavers));
     CK_TRY(ck__gas_spread_deliver(s, 0));
     CK_TRY(ck__gas_spread_each(s, take_arrivals));
   }
-  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
     CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_exports));
     CK_TRY(ck__gas_spread_deliver(s, 1));
     CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_ghosts));
@@ -382,7 +380,7 @@ static ck_status pack(ck__gas_spread *s, member *m, size_t i) {
   /* On devices the positions stay there, for pass_on_devices. */
   for (int side = 0; side < 2; ++side)
     m->sends[side] = STAGE(m)->exports[side];
-  CK_TRY(ck__gas_member_pack(m->gas, STAGE(m)->exports, STAGE(m)->shift,
+  CK_TRY(ck__gas_member_pack(m->gas, STAGE(m)->exports, PLACE(m)->shift,
                              s->stage, s->on_devices ? NULL : m->send,
                              m->flags));
   if (m->flags[2])
@@ -486,34 +484,6 @@ fail:
   return status;
 }
 
-/* Every member's census, checked against the run's particles: a particle
- * lost, doubled or given another id at a border is never silent. */
-static ck_status check_census(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  const void *pieces[CK_SPREAD_MAX_LOCAL];
-  uint64_t *all = calloc(3 * s->total, sizeof *all);
-  CK_TRY(ck__gas_spread_agree(
-      s, all ? CK_OK : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
-  for (size_t i = 0; i < s->run->local; ++i)
-    pieces[i] = s->census_of[i];
-  CK_TRY(ck__exchange_gather(s->run->exchange, pieces, sizeof s->census_of[0],
-                             all));
-  uint64_t sum[3] = {0, 0, 0};
-  for (size_t m = 0; m < s->total; ++m)
-    for (int q = 0; q < 3; ++q)
-      sum[q] += all[3 * m + (size_t)q];
-  if (sum[0] != s->census[0] || sum[1] != s->census[1] ||
-      sum[2] != s->census[2])
-    CK_FAIL(CK_ERROR_MISMATCH,
-            "the slabs hold %llu particles (id sum %llu), not the run's %llu "
-            "(id sum %llu): a particle was lost or doubled between members",
-            (unsigned long long)sum[0], (unsigned long long)sum[1],
-            (unsigned long long)s->census[0], (unsigned long long)s->census[1]);
-fail:
-  free(all);
-  return status;
-}
-
 /* Every member's sums (observe_member), summed over all members; with
  * census 1, every member's census checked first. */
 static ck_status all_sums(ck__gas_spread *s, int census, double sums[6]) {
@@ -523,8 +493,10 @@ static ck_status all_sums(ck__gas_spread *s, int census, double sums[6]) {
   assert(!s->whole);
   s->phase_census = census;
   CK_TRY(ck__gas_spread_each(s, observe_member));
+  /* A particle lost, doubled or given another id at a border is never
+   * silent. */
   if (s->phase_census)
-    CK_TRY(check_census(s));
+    CK_TRY(ck__engine_census(s->engine, s->census_of, s->census));
   for (size_t i = 0; i < s->run->local; ++i)
     rows[i] = s->sums_of[i];
   CK_TRY(ck__exchange_sum(s->run->exchange, rows, sums, 6));
@@ -558,8 +530,8 @@ ck_status ck__gas_spread_sums(ck__gas_spread *s, double sums[5],
   CK_TRY(all_sums(s, 1, all));
   /* Sums along the cut and across: momentum x and y back in order. */
   memcpy(sums, all, 3 * sizeof *sums);
-  sums[3] = all[3 + s->axis];
-  sums[4] = all[4 - s->axis];
+  sums[3] = all[3 + s->domain.axis];
+  sums[4] = all[4 - s->domain.axis];
   *overflowed = all[5] > 0;
   *capacity = ck__gas_state(s->members[0].gas)->list_capacity;
 fail:
@@ -591,9 +563,9 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck__gas_outbox box;
   (void)i;
   CK_TRY(ck__gas_member_leave(m->gas, s->stage ? 0 : s->phase_move,
-                              STAGE(m)->border[PREVIOUS],
-                              STAGE(m)->border[NEXT], s->reach, STAGE(m)->shift,
-                              s->stage, !s->on_devices, &box));
+                              PLACE(m)->border[PREVIOUS],
+                              PLACE(m)->border[NEXT], s->domain.reach,
+                              PLACE(m)->shift, s->stage, !s->on_devices, &box));
   CK_TRY(check_stray(s, m)); /* the last admit's, read by the wait */
   assert(box.counts[0] + box.counts[1] <= m->own); /* leavers are its own */
   m->own -= box.counts[0] + box.counts[1];
@@ -657,10 +629,10 @@ static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   for (int side = 0; side < 2; ++side)
     STAGE(m)->ghosts[side] = STAGE(m)->incoming[1][side];
   m->own += arrived;
-  if (s->stage + 1 < s->stages)
+  if (s->stage + 1 < s->domain.stages)
     return CK_OK;
   size_t kept = m->own + m->kept;
-  for (int stage = 0; stage < s->stages; ++stage)
+  for (int stage = 0; stage < s->domain.stages; ++stage)
     kept += m->link[stage].ghosts[PREVIOUS] + m->link[stage].ghosts[NEXT];
   CK_TRY(ck__gas_member_resort(m->gas, kept));
   CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step, 0));
@@ -701,7 +673,7 @@ ck_status ck__gas_spread_cells_step(ck__gas_spread *s, uint64_t step,
   s->phase_move = step > 0;
   s->phase_step = step;
   s->phase_energy = last;
-  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
     CK_TRY(ck__gas_spread_each(s, step_out));
     CK_TRY(s->on_devices ? forward(s) : pass_both(s, 1));
     CK_TRY(ck__gas_spread_each(s, step_in));
@@ -724,7 +696,7 @@ static ck_status refresh(ck__gas_spread *s) {
   s->phase_part = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
   /* A grid's stage 1 sends on stage 0's ghosts as they are now. */
-  for (s->stage = 0; s->stage < s->stages; ++s->stage) {
+  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
     if (s->stage > 0)
       CK_TRY(ck__gas_spread_each(s, pack));
     CK_TRY(pass_both(s, 2 * sizeof(float)));

@@ -10,23 +10,19 @@
 #ifndef CK_GAS_SPREAD_INTERNAL_H
 #define CK_GAS_SPREAD_INTERNAL_H
 
+#include "framework/domain.h"
 #include "framework/engine.h"
 #include "framework/spread.h"
 #include "gas/gas_internal.h"
 
 /* A message's side: toward the slab's lower border (the previous member)
  * or its upper one (the next). */
-enum { PREVIOUS = 0, NEXT = 1 };
+enum { PREVIOUS = CK__DOMAIN_PREVIOUS, NEXT = CK__DOMAIN_NEXT };
 
-/* A member's place along one axis of the exchange, and what crosses to
- * and from its neighbours there: along the cut (stage 0), and in a grid
- * of boxes along y too (stage 1, after stage 0 each step or rebuild). */
+/* What crosses to and from a member's neighbours along one axis of the
+ * exchange: along the cut (stage 0), and in a grid of boxes along y too
+ * (stage 1, after stage 0 each step or rebuild). */
 typedef struct axis_link {
-  size_t neighbour[2]; /* its previous and its next member along it */
-  double lo, hi;       /* its slab along it, in the run's box */
-  double origin, side; /* its box along it: start and length */
-  double border[2];    /* its slab's borders in its own coordinates */
-  double shift[2];     /* added to a coordinate it sends each way */
   uint32_t exports[2]; /* the entries it sends each way between rebuilds */
   /* The entries it sends toward each side, and those it receives from
    * each (the previous member, the next): [0] migrants, [1] ghosts. */
@@ -35,9 +31,12 @@ typedef struct axis_link {
 } axis_link;
 
 typedef struct member {
-  ck_gas *gas;         /* its device state */
-  size_t index;        /* in the whole run */
-  axis_link link[2];   /* along the cut, and along y in a grid */
+  ck_gas *gas;  /* its device state */
+  size_t index; /* in the whole run */
+  /* Its place in the domain (framework/domain.h), and what crosses: along
+   * the cut, and across it (along y in a grid). */
+  ck__domain_place place[2];
+  axis_link link[2];
   size_t own;          /* its own particles */
   uint32_t stray;      /* ck__gas_member_admit's, once its queue waited */
   uint32_t stray_base; /* admit's inbox word and stage: word << 1 | stage */
@@ -52,9 +51,10 @@ typedef struct member {
   size_t sends[2];
 } member;
 
-/* Member m's place along the axis of the exchange's stage in progress
- * (s->stage: 0 outside a grid of boxes). */
+/* Member m's link and place along the axis of the exchange's stage in
+ * progress (s->stage: 0 outside a grid of boxes). */
 #define STAGE(m) (&(m)->link[s->stage])
+#define PLACE(m) (&(m)->place[s->stage])
 
 struct ck__gas_spread {
   /* The members' engine (framework/engine.h) and its run: the exchange,
@@ -73,20 +73,13 @@ struct ck__gas_spread {
   ck_gas *adopted;
   int gpus; /* every member, on every process, is a GPU that runs kernels */
   double *weights; /* total: each one's share */
-  /* The slabs' borders along the cut (total + 1); in a grid of boxes,
-   * its columns' along x (grid[0] + 1) and its rows' along y (grid[1] +
-   * 1, in bounds_y). */
-  double *bounds, *bounds_y;
-  int axis; /* 0: cut along x; 1: along y (slabs alone) */
-  /* The grid: columns along x and rows along y (rows 1: slabs along the
-   * cut); the stages of an exchange (2 in a grid: along x, then y), and
-   * the stage in progress. */
-  size_t grid[2];
-  int stages, stage;
+  /* The box's cut (framework/domain.h): its reach is rc (cells) or rc +
+   * skin (Verlet lists) past a border, its pad the skin. The stage of an
+   * exchange in progress (of domain.stages: 2 in a grid, x then y). */
+  ck__domain domain;
+  int stage;
   ck_gas_config config;
   ck__gas_forms forms;
-  double reach; /* rc + skin: the ghosts' reach past a border */
-  double pad;   /* a member's box past the reach: the skin */
   double dof;
   uint64_t step;
   uint64_t census[3]; /* every particle's count, id sum, id hash sum */
@@ -130,6 +123,7 @@ struct ck__gas_spread {
   uint32_t phase_tag;
   int settled;             /* 1 while the last step's members have settled */
   uint32_t room_for_tests; /* CK__TEST_GAS_ROOM when it was made */
+  int balance_forced;      /* CK__TEST_GAS_BALANCE was set */
   size_t tiers_from;       /* particles a member from which slabs tier */
   int tiers_forced;        /* 1: tiers also through the host (tests) */
   ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
@@ -192,8 +186,6 @@ ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity);
 #define MIGRANT_BYTES (4 * CK_GAS_ENTRY_WORDS)
 #define GHOST_BYTES (4 * CK_GAS_GHOST_WORDS)
 
-/* Infinite bounds: a side with no neighbour (walls) takes none. */
-#define NO_BORDER 1e30
 /* Without shares, the slabs are cut again by the members' speeds once
  * they have made BALANCE_STEPS steps and computed BALANCE_SECONDS in all,
  * measured from the first rebuild after BALANCE_WARMUP steps (a runtime

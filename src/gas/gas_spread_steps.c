@@ -61,7 +61,7 @@ ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
   int able = s->run->local == 1 &&
              ck__device_shares_between_processes(&s->run->devices[0]) &&
              ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
-             s->stages == 1;
+             s->domain.stages == 1;
   ck__spread_places places;
   ck_status status = ck__spread_places_find(s->run, able, &places);
   if (status)
@@ -288,8 +288,8 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
   size_t n = s->run->local;
   ck_queue *queue = ck__gas_member_queue(m->gas);
   CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
-                           STAGE(m)->border[PREVIOUS], STAGE(m)->border[NEXT],
-                           s->reach, STAGE(m)->shift, s->phase_tag));
+                           PLACE(m)->border[PREVIOUS], PLACE(m)->border[NEXT],
+                           s->domain.reach, PLACE(m)->shift, s->phase_tag));
   /* By NCCL, the swap follows in resident_in: no mark. By tags, none
    * either: the neighbours' devices wait for this one's tag. */
   if (s->between > 0 && !s->by_nccl) {
@@ -315,8 +315,8 @@ static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
                           : ck__peer_follow(s->peers[from][i], queue));
   CK_TRY(
       ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
-                          STAGE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
-                          STAGE(m)->border[NEXT] + ck__gas_spread_slack(s),
+                          PLACE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
+                          PLACE(m)->border[NEXT] + ck__gas_spread_slack(s),
                           s->phase_energy, s->phase_step));
 fail:
   return status;

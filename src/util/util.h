@@ -178,9 +178,14 @@ typedef enum ck__test_op {
    * which grow as they must. At most UINT32_MAX. */
   CK__TEST_GAS_ROOM,
   /* Thread. While a gas spread is made: the particles a member from which
-   * slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread_deal.c), through
-   * the host too. */
+   * slabs sort in two tiers (else TWO_TIERS_FROM, gas_spread_internal.h),
+   * through the host too. */
   CK__TEST_GAS_TIERS_FROM,
+  /* Thread. Not 0 while a gas spread is made: where its members measure
+   * their speeds, they cut the slabs again by them as soon as they have
+   * measured BALANCE_STEPS steps (gas_spread_internal.h), whatever the
+   * seconds or the gain. Each such cut adds 1 on the thread stepping. */
+  CK__TEST_GAS_BALANCE,
   CK__TEST_OPS /* how many there are */
 } ck__test_op;
 
