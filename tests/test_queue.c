@@ -1024,6 +1024,47 @@ done:
   ck_queue_destroy(queue);
 }
 
+/* A queue's staging (runtime.h): pieces written as one from its write
+ * side without a wait, room that grows by half again and keeps what fits,
+ * and a read side of its own. */
+static void staging(const ck_device *device) {
+  ck_queue *queue = NULL;
+  ck_buffer *buffer = NULL;
+  ck__staging s;
+  memset(&s, 0, sizeof s);
+  CHECK_OK(ck_queue_create(device, &queue));
+  CHECK_OK(ck_buffer_create(queue, 64, &buffer));
+  if (!queue || !buffer)
+    goto done;
+  const char first[] = "abcd", second[] = "efghij";
+  const void *pieces[2] = {first, second};
+  const size_t sizes[2] = {4, 6};
+  CHECK_OK(ck__staging_write(&s, queue, buffer, 8, 2, pieces, sizes));
+  CHECK(s.pending == 1 && s.write_bytes == 15);
+  void *kept = s.write;
+  /* What fits is written from the same memory, once the last is done. */
+  CHECK_OK(ck__staging_write(&s, queue, buffer, 0, 1, pieces, sizes));
+  CHECK(s.write == kept && s.write_bytes == 15);
+  CHECK_OK(ck__staging_settle(&s, queue));
+  CHECK(s.pending == 0);
+  char back[18] = {0};
+  CHECK_OK(ck_buffer_read(queue, buffer, 0, 18, back, CK_BLOCKING, NULL));
+  CHECK(memcmp(back, "abcd", 4) == 0 &&
+        memcmp(back + 8, "abcdefghij", 10) == 0);
+  /* Nothing to write: nothing queued. */
+  CHECK_OK(ck__staging_write(&s, queue, buffer, 0, 0, pieces, sizes));
+  CHECK(s.pending == 0);
+  CHECK_OK(ck__staging_hold(&s, queue, &s.read, &s.read_bytes, 100));
+  CHECK(s.read != NULL && s.read_bytes == 150 && s.write_bytes == 15);
+  CHECK_OK(ck__staging_hold(&s, queue, &s.read, &s.read_bytes, 150));
+  CHECK(s.read_bytes == 150);
+  ck__staging_free(&s, queue);
+  CHECK(!s.write && !s.read && s.write_bytes == 0 && s.pending == 0);
+done:
+  ck_buffer_destroy(buffer);
+  ck_queue_destroy(queue);
+}
+
 int main(void) {
   ck_device_set set;
   CHECK_OK(ck_device_enumerate(&set));
@@ -1034,6 +1075,7 @@ int main(void) {
   wrapping_sizes(&set.devices[0]);
   null_arguments(&set.devices[0]);
   ipc_refusals(&set.devices[0]);
+  staging(&set.devices[0]);
   long opencl = test_opencl_device(&set);
   ref_peers(&set.devices[0], opencl >= 0 ? &set.devices[opencl] : NULL);
   if (opencl >= 0) {
@@ -1047,6 +1089,7 @@ int main(void) {
     foreign_kernel_arguments(&set.devices[0], &set.devices[opencl]);
     null_arguments(&set.devices[opencl]);
     ipc_refusals(&set.devices[opencl]);
+    staging(&set.devices[opencl]);
     kernel_args_cursor(&set.devices[opencl]);
     if (set.devices[opencl].backend == CK_BACKEND_OPENCL)
       kernel_args_real(&set.devices[opencl]);

@@ -267,7 +267,7 @@ ck_status ck_gas_destroy(ck_gas *gas) {
     return CK_OK;
   ck__gas_spread_destroy(gas->spread);
   gas_state *state = &gas->state;
-  ck__gas_member_staging_free(state);
+  ck__staging_free(&state->staging, state->queue);
   if (gas->steps && state->queue)
     gas->steps->teardown(state);
   ck_buffer *buffers[] = {state->position,

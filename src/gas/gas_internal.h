@@ -263,22 +263,16 @@ struct gas_state {
    * x inbox_capacity). */
   ck_buffer *out_packed, *in_packed;
   ck_buffer *census_sums; /* 3 words of 8 a reduction group */
-  /* Host memory (the queue's fastest) that the member's writes from the
-   * host go from, without a wait: appended slots, received messages,
-   * ghosts' positions (staging_pending 1 while the writes may still read
-   * it). */
-  void *staging;
-  size_t staging_bytes;
-  int staging_pending;
+  /* Host memory (the queue's fastest, runtime.h): the member's writes from
+   * the host go from staging.write without a wait (appended slots,
+   * received messages, ghosts' positions), and reads for the host go to
+   * staging.read: a cells-mode outbox, or the messages and positions a
+   * member sends (ck__gas_member_post, ck__gas_member_pack). What a read
+   * left there stays until the member's next such read. */
+  ck__staging staging;
   /* A cells-mode member's outbox entries read with their counts,
    * unasked (each region's): the last step's and a quarter more. */
   uint32_t leave_guess[4];
-  /* Host memory (the queue's fastest) that reads for the host go to: a
-   * cells-mode outbox, or the messages and positions a member sends
-   * (ck__gas_member_post, ck__gas_member_pack); read_bytes of it. What it
-   * holds stays until the member's next such read. */
-  void *read_host;
-  size_t read_bytes;
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
       *enter_kernel, *post_kernel, *accept_kernel, *parts_kernel;
@@ -544,20 +538,6 @@ ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
 ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries);
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
 void ck__gas_member_messages_free(gas_state *state);
-/* Frees a member's staging and read_host, once its writes are done. */
-void ck__gas_member_staging_free(gas_state *state);
-/* At least `bytes` of the queue's fastest host memory in *memory (of
- * *capacity bytes), made anew where it holds too few; its content goes.
- * Writes pending from it are waited for first. */
-ck_status ck__gas_hold_host(gas_state *state, void **memory, size_t *capacity,
-                            size_t bytes);
-/* Writes n pieces (sizes[k] bytes from pieces[k]) one after another to
- * buffer from byte `offset`: copied once into the staging, then one
- * write from it without a wait (one still pending from it is waited for
- * first). */
-ck_status ck__gas_write_staged(gas_state *state, ck_buffer *buffer,
-                               size_t offset, int n, const void *const *pieces,
-                               const size_t *sizes);
 /* Reads slots [0, count) of a buffer, bytes_a_slot bytes a slot, into
  * host memory (a blocking read). */
 ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,

@@ -90,63 +90,6 @@ void ck__gas_member_messages_free(gas_state *state) {
   state->id_snapshot = state->part_mark = NULL;
 }
 
-void ck__gas_member_staging_free(gas_state *state) {
-  /* Writes from it may be pending: they end before it goes. */
-  if (state->staging_pending && state->queue)
-    ck_queue_finish(state->queue);
-  if (state->queue) {
-    ck__host_free(state->queue, state->staging);
-    ck__host_free(state->queue, state->read_host);
-  }
-  state->staging = state->read_host = NULL;
-  state->staging_bytes = state->read_bytes = 0;
-  state->staging_pending = 0;
-}
-
-ck_status ck__gas_hold_host(gas_state *state, void **memory, size_t *capacity,
-                            size_t bytes) {
-  ck_status status = CK_OK;
-  if (bytes <= *capacity)
-    return CK_OK;
-  if (state->staging_pending)
-    CK_TRY(ck_queue_finish(state->queue));
-  state->staging_pending = 0;
-  ck__host_free(state->queue, *memory);
-  *memory = NULL;
-  *capacity = 0;
-  CK_TRY(ck__host_alloc(state->queue, bytes + bytes / 2, memory));
-  *capacity = bytes + bytes / 2;
-fail:
-  return status;
-}
-
-ck_status ck__gas_write_staged(gas_state *state, ck_buffer *buffer,
-                               size_t offset, int n, const void *const *pieces,
-                               const size_t *sizes) {
-  ck_status status = CK_OK;
-  size_t bytes = 0;
-  for (int k = 0; k < n; ++k)
-    bytes += sizes[k];
-  if (bytes == 0)
-    return CK_OK;
-  if (state->staging_pending)
-    CK_TRY(ck_queue_finish(state->queue));
-  state->staging_pending = 0;
-  CK_TRY(
-      ck__gas_hold_host(state, &state->staging, &state->staging_bytes, bytes));
-  unsigned char *at = state->staging;
-  for (int k = 0; k < n; ++k)
-    if (sizes[k] > 0) {
-      memcpy(at, pieces[k], sizes[k]);
-      at += sizes[k];
-    }
-  CK_TRY(ck_buffer_write(state->queue, buffer, offset, bytes, state->staging,
-                         CK_NONBLOCKING, NULL));
-  state->staging_pending = 1;
-fail:
-  return status;
-}
-
 /* Makes the member buffers from `first` to `end` anew, for size_by. The
  * old ones go once the queue's work (copies from them among it) is done. */
 static ck_status make_buffers(gas_state *state, int first, int end,
@@ -222,9 +165,7 @@ ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries) {
     return ck__fail(CK_ERROR_UNSUPPORTED, "%zu entries received", entries);
   uint32_t grown = (uint32_t)(entries + entries / 2);
   /* Pending writes from the staging go to the old inbox first. */
-  if (state->staging_pending)
-    CK_TRY(ck_queue_finish(state->queue));
-  state->staging_pending = 0;
+  CK_TRY(ck__staging_settle(&state->staging, state->queue));
   CK_TRY(read_kept_inbox(state, &kept));
   CK_TRY(make_buffers(state, OUTBOX_BUFFERS, MESSAGE_BUFFERS, grown));
   state->inbox_capacity = grown;

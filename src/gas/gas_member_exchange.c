@@ -11,16 +11,18 @@
 #include "gas/gas_internal.h"
 
 /* Queues reads of bytes[side] from byte at[side] of buffer for each side
- * into read_host, the sides one after the other (what it held goes);
+ * into its staging's read side, the sides one after the other (what it
+ * held goes);
  * out[side] points at each, NULL where it has none. The caller waits. */
 static ck_status read_sides(gas_state *state, ck_buffer *buffer,
                             const size_t at[2], const size_t bytes[2],
                             const void *out[2]) {
   ck_status status = CK_OK;
   out[0] = out[1] = NULL;
-  CK_TRY(ck__gas_hold_host(state, &state->read_host, &state->read_bytes,
-                           bytes[0] + bytes[1]));
-  unsigned char *host = state->read_host;
+  ck__staging *staging = &state->staging;
+  CK_TRY(ck__staging_hold(staging, state->queue, &staging->read,
+                          &staging->read_bytes, bytes[0] + bytes[1]));
+  unsigned char *host = staging->read;
   for (int side = 0; side < 2; ++side) {
     if (bytes[side] == 0)
       continue;
@@ -45,13 +47,13 @@ static ck_status inbox(ck_gas *member, size_t count, uint32_t **words,
                     member->config.particles, count, state->particles);
   /* The writes read the staging after they are asked for: one still
    * pending is waited for before it is filled again. */
-  if (state->staging_pending)
-    CK_TRY(ck_queue_finish(state->queue));
-  state->staging_pending = 0;
+  ck__staging *staging = &state->staging;
+  CK_TRY(ck__staging_settle(staging, state->queue));
   CK_TRY(ck__gas_member_inbox_room(state, count));
-  CK_TRY(ck__gas_hold_host(state, &state->staging, &state->staging_bytes,
-                           count * (4 * sizeof(float) + sizeof(uint32_t))));
-  *words = state->staging;
+  CK_TRY(ck__staging_hold(staging, state->queue, &staging->write,
+                          &staging->write_bytes,
+                          count * (4 * sizeof(float) + sizeof(uint32_t))));
+  *words = staging->write;
   *reals = (float *)(*words + count);
 fail:
   return status;
@@ -60,7 +62,7 @@ fail:
 static ck_status enter(ck_gas *member, size_t count) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  uint32_t *words = state->staging;
+  uint32_t *words = state->staging.write;
   float *reals = (float *)(words + count);
   if (count == 0)
     return CK_OK;
@@ -68,7 +70,7 @@ static ck_status enter(ck_gas *member, size_t count) {
                          CK_NONBLOCKING, NULL));
   CK_TRY(ck_buffer_write(state->queue, state->in_real, 0, 16 * count, reals,
                          CK_NONBLOCKING, NULL));
-  state->staging_pending = 1;
+  state->staging.pending = 1;
   CK_TRY(member->steps->enter(state, state->particles, (uint32_t)count));
   state->particles += (uint32_t)count;
 fail:
@@ -217,8 +219,8 @@ ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
               message + (kind ? migrants[side] * migrant : 0);
         at += size;
       }
-    CK_TRY(ck__gas_write_staged(state, state->in_packed, 4 * (size_t)base, 4,
-                                pieces, sizes));
+    CK_TRY(ck__staging_write(&state->staging, state->queue, state->in_packed,
+                             4 * (size_t)base, 4, pieces, sizes));
   }
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
                          CK_NONBLOCKING, NULL));
@@ -310,7 +312,7 @@ static size_t region_at(const gas_state *state, int region, size_t *words) {
 static ck_status read_entries(gas_state *state, int region, size_t from,
                               size_t to) {
   size_t words, at = region_at(state, region, &words) + words * from;
-  uint32_t *copy = (uint32_t *)state->read_host + 4;
+  uint32_t *copy = (uint32_t *)state->staging.read + 4;
   if (to <= from)
     return CK_OK;
   return ck_buffer_read(state->queue, state->out_packed, 4 * at,
@@ -354,10 +356,11 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
     CK_TRY(snapshot_words(state, 0));
   for (int again = 0;; again = 1) {
     size_t capacity = state->message_capacity;
-    CK_TRY(ck__gas_hold_host(
-        state, &state->read_host, &state->read_bytes,
+    ck__staging *staging = &state->staging;
+    CK_TRY(ck__staging_hold(
+        staging, state->queue, &staging->read, &staging->read_bytes,
         4 * (4 + (entries ? CK_GAS_PACKED_WORDS * capacity : 0))));
-    counts = state->read_host;
+    counts = staging->read;
     if (again && stage == 1)
       CK_TRY(snapshot_words(state, 1));
     CK_TRY(member->steps->leave(state, again ? 0 : move, lo, hi, reach, shift,
@@ -452,7 +455,8 @@ ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
     return CK_OK;
   if (positions) {
     size_t sizes[2] = {8 * counts[0], 8 * counts[1]};
-    CK_TRY(ck__gas_write_staged(state, state->in_real, 0, 2, positions, sizes));
+    CK_TRY(ck__staging_write(&state->staging, state->queue, state->in_real, 0,
+                             2, positions, sizes));
   }
   CK_TRY(member->steps->unpack(state, (uint32_t)base, (uint32_t)count));
 fail:

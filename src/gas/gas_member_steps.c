@@ -138,7 +138,8 @@ ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
   const void *pieces[1] = {words};
   const size_t sizes[1] = {sizeof words};
   ck_status status =
-      ck__gas_write_staged(state, state->member_control, 0, 1, pieces, sizes);
+      ck__staging_write(&state->staging, state->queue, state->member_control, 0,
+                        1, pieces, sizes);
   /* A slab's neighbours read its tag (CK_GAS_CONTROL_READY) without its
    * queue's order: it is 0 on the device before any of them steps. */
   if (status == CK_OK && state->slab)

@@ -1,10 +1,12 @@
 /*
  * buffers.c - buffers as the workloads make and fill them: at least one
- * byte, zeroed from the host, and reals of a run's precision.
+ * byte, zeroed from the host, and reals of a run's precision; the host
+ * memory a queue moves fastest, and a queue's staging in it.
  */
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/backend.h"
 
@@ -85,4 +87,62 @@ ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
   status = ck_buffer_write(queue, *buffer, 0, bytes, zeros, CK_BLOCKING, NULL);
   free(zeros);
   return status;
+}
+
+ck_status ck__staging_settle(ck__staging *s, ck_queue *queue) {
+  ck_status status = s->pending ? ck_queue_finish(queue) : CK_OK;
+  if (status == CK_OK)
+    s->pending = 0;
+  return status;
+}
+
+ck_status ck__staging_hold(ck__staging *s, ck_queue *queue, void **memory,
+                           size_t *capacity, size_t bytes) {
+  ck_status status = CK_OK;
+  assert(memory == &s->write || memory == &s->read);
+  if (bytes <= *capacity)
+    return CK_OK;
+  CK_TRY(ck__staging_settle(s, queue));
+  ck__host_free(queue, *memory);
+  *memory = NULL;
+  *capacity = 0;
+  CK_TRY(ck__host_alloc(queue, bytes + bytes / 2, memory));
+  *capacity = bytes + bytes / 2;
+fail:
+  return status;
+}
+
+ck_status ck__staging_write(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
+                            size_t offset, int n, const void *const *pieces,
+                            const size_t *sizes) {
+  ck_status status = CK_OK;
+  size_t bytes = 0;
+  for (int k = 0; k < n; ++k)
+    bytes += sizes[k];
+  if (bytes == 0)
+    return CK_OK;
+  CK_TRY(ck__staging_settle(s, queue));
+  CK_TRY(ck__staging_hold(s, queue, &s->write, &s->write_bytes, bytes));
+  unsigned char *at = s->write;
+  for (int k = 0; k < n; ++k)
+    if (sizes[k] > 0) {
+      memcpy(at, pieces[k], sizes[k]);
+      at += sizes[k];
+    }
+  CK_TRY(ck_buffer_write(queue, buffer, offset, bytes, s->write, CK_NONBLOCKING,
+                         NULL));
+  s->pending = 1;
+fail:
+  return status;
+}
+
+void ck__staging_free(ck__staging *s, ck_queue *queue) {
+  if (queue) {
+    /* Writes from it may be pending: they end before it goes. */
+    if (s->pending)
+      ck_queue_finish(queue);
+    ck__host_free(queue, s->write);
+    ck__host_free(queue, s->read);
+  }
+  memset(s, 0, sizeof *s);
 }

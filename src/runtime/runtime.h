@@ -209,6 +209,36 @@ ck_status ck__reals_read(ck_queue *queue, ck_buffer *buffer,
 ck_status ck__host_alloc(ck_queue *queue, size_t size, void **pointer);
 void ck__host_free(ck_queue *queue, void *pointer);
 
+/*
+ * A queue's staging: host memory of ck__host_alloc's that writes to its
+ * buffers go from without a wait (write, write_bytes of it), and reads
+ * for the host go to (read). Writes queued from it may read it until the
+ * queue has done them: pending is 1 until then. Zeroed: empty. The
+ * caller keeps the queue it was made on, and frees it there.
+ */
+typedef struct ck__staging {
+  void *write, *read;
+  size_t write_bytes, read_bytes;
+  int pending;
+} ck__staging;
+
+/* At least `bytes` in *memory (*capacity bytes of one side of s), made
+ * anew where it holds too few (its content goes; half as much again, to
+ * grow seldom). Pending writes are waited for first. */
+ck_status ck__staging_hold(ck__staging *s, ck_queue *queue, void **memory,
+                           size_t *capacity, size_t bytes);
+/* Waits for the writes pending from s, if any. */
+ck_status ck__staging_settle(ck__staging *s, ck_queue *queue);
+/* Writes n pieces (sizes[k] bytes from pieces[k]) one after another to
+ * buffer from byte `offset`: copied once into s's write side (once the
+ * writes pending from it are done), then one write from it without a
+ * wait. */
+ck_status ck__staging_write(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
+                            size_t offset, int n, const void *const *pieces,
+                            const size_t *sizes);
+/* Frees s once its pending writes are done (queue NULL: nothing held). */
+void ck__staging_free(ck__staging *s, ck_queue *queue);
+
 /* A buffer of at least one byte. */
 ck_status ck__buffer_make(ck_queue *queue, size_t bytes, ck_buffer **buffer);
 /* A buffer of count elements of size bytes (at least one byte), zeroed by
