@@ -769,8 +769,10 @@ size_t ck__engine_holder(const ck__engine *engine, uint64_t unit) {
 void ck__engine_slice(const ck__engine *engine, size_t m, uint64_t *first,
                       uint64_t *units) {
   assert(engine && m < engine->members && engine->slices);
-  *first = engine->slices[m][0];
-  *units = engine->slices[m][1];
+  if (first)
+    *first = engine->slices[m][0];
+  if (units)
+    *units = engine->slices[m][1];
 }
 
 void ck__engine_share(const ck__engine *engine, size_t m, uint64_t total,

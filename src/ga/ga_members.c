@@ -384,8 +384,8 @@ ck_status ck__ga_spread_folded(ck__ga_spread *spread, uint32_t slots,
       const double *pair = spread->all_folded + m * pairs + 2 * slot;
       keep_best(spread, m, slot, pair[0]);
       best = pair[0] < best ? pair[0] : best;
-      uint64_t first = 0, islands_m = 0;
-      ck__engine_slice(spread->engine, m, &first, &islands_m);
+      uint64_t islands_m = 0;
+      ck__engine_slice(spread->engine, m, NULL, &islands_m);
       sum += pair[1] * (double)islands_m;
     }
     spread->rows[2 * slot] = best;

@@ -668,37 +668,14 @@ fail:
   return status;
 }
 
-ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
-                             ck_gas **gas) {
+/* A checkpoint (opened into loaded, its records from at) dealt over a
+ * spread's members; *members is taken once the gas wraps them. */
+static ck_status load_members(ck__gas_spread **members, const char *path,
+                              const uint8_t *in, size_t size, size_t at,
+                              uint32_t version, uint32_t real_size,
+                              ck_gas *loaded, ck_gas **gas) {
   ck_status status = CK_OK;
-  char *bytes = NULL;
-  size_t size = 0;
-  ck_gas *loaded = NULL;
-  ck__gas_spread *members = NULL;
   double *positions = NULL, *velocities = NULL;
-  CK__REQUIRE_IN("ck_gas_load_spread", spread);
-  CK__REQUIRE_IN("ck_gas_load_spread", path);
-  CK__REQUIRE_IN("ck_gas_load_spread", gas);
-  *gas = NULL;
-  CK_TRY(ck__gas_spread_begin(spread, &members));
-  CK_TRY(read_shared(members, path, &bytes, &size));
-  /* Every process judges the same bytes alike. */
-  const uint8_t *in = (const uint8_t *)bytes;
-  uint32_t version = 0, real_size = 0;
-  size_t at = 0;
-  CK_TRY(open_checkpoint(NULL, path, in, size, &loaded, &version, &real_size,
-                         &at));
-  /* A spread's refusals (soft-log, all pairs) before any device builds. */
-  status = ck__gas_spread_check(&loaded->config);
-  if (status)
-    CK_FAIL_PREFIX(status, "%s: ", path);
-  if (ck__gas_spread_place(members).device) {
-    /* One member: the gas loaded on its device, as ck_gas_load loads it. */
-    ck__gas_spread_destroy(members);
-    members = NULL;
-    CK_TRY(load_alone(&spread->devices[0], path, in, size, gas));
-    goto fail;
-  }
   ck_gas_config *c = &loaded->config;
   gas_state *shape = &loaded->state;
   shape->particles = (uint32_t)c->particles;
@@ -723,15 +700,51 @@ ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
     }
   }
   ck__gas_forms forms = {shape->tiles, shape->strips_request, -1, 0, 0};
-  ck__gas_spread *taken = members;
-  members = NULL;
+  ck__gas_spread *taken = *members;
+  *members = NULL;
   CK_TRY(ck__gas_wrap_spread(taken, c, loaded->step, forms, positions,
                              velocities, gas));
+fail:
+  free(positions);
+  free(velocities);
+  return status;
+}
+
+ck_status ck_gas_load_spread(const ck_spread *spread, const char *path,
+                             ck_gas **gas) {
+  ck_status status = CK_OK;
+  char *bytes = NULL;
+  size_t size = 0;
+  ck_gas *loaded = NULL;
+  ck__gas_spread *members = NULL;
+  CK__REQUIRE_IN("ck_gas_load_spread", spread);
+  CK__REQUIRE_IN("ck_gas_load_spread", path);
+  CK__REQUIRE_IN("ck_gas_load_spread", gas);
+  *gas = NULL;
+  CK_TRY(ck__gas_spread_begin(spread, &members));
+  CK_TRY(read_shared(members, path, &bytes, &size));
+  /* Every process judges the same bytes alike. */
+  const uint8_t *in = (const uint8_t *)bytes;
+  uint32_t version = 0, real_size = 0;
+  size_t at = 0;
+  CK_TRY(open_checkpoint(NULL, path, in, size, &loaded, &version, &real_size,
+                         &at));
+  /* A spread's refusals (soft-log, all pairs) before any device builds. */
+  status = ck__gas_spread_check(&loaded->config);
+  if (status)
+    CK_FAIL_PREFIX(status, "%s: ", path);
+  if (ck__gas_spread_place(members).device) {
+    /* One member: the gas loaded on its device, as ck_gas_load loads it. */
+    ck__gas_spread_destroy(members);
+    members = NULL;
+    status = load_alone(&spread->devices[0], path, in, size, gas);
+  } else {
+    status = load_members(&members, path, in, size, at, version, real_size,
+                          loaded, gas);
+  }
 fail:
   ck__gas_spread_destroy(members);
   ck_gas_destroy(loaded);
   free(bytes);
-  free(positions);
-  free(velocities);
   return status;
 }
