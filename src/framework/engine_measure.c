@@ -3,6 +3,7 @@
  * (framework/engine.h): whether their devices are alike, whether a deal
  * by the speeds they kept would pay, and their census of the units.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ typedef struct device_model {
 
 ck_status ck__engine_alike(ck__engine *engine, int *alike) {
   ck_status status = CK_OK;
+  assert(engine && alike);
   ck__spread_run *run = ck__engine_run(engine);
   size_t total = ck__engine_members(engine);
   device_model mine[CK_SPREAD_MAX_LOCAL], *all = calloc(total, sizeof *all);
@@ -51,6 +53,7 @@ ck_status ck__engine_speeds(ck__engine *engine, const double *units,
                             const double *seconds, double least_seconds,
                             double gain, double *weights, int *verdict) {
   ck_status status = CK_OK;
+  assert(engine && units && seconds && weights && verdict && gain < 1);
   ck__spread_run *run = ck__engine_run(engine);
   size_t total = ck__engine_members(engine);
   double mine[CK_SPREAD_MAX_LOCAL][2], *all = calloc(2 * total, sizeof *all);
@@ -88,6 +91,7 @@ fail:
 ck_status ck__engine_census(ck__engine *engine, const uint64_t (*mine)[3],
                             const uint64_t expected[3]) {
   ck_status status = CK_OK;
+  assert(engine && mine && expected);
   ck__spread_run *run = ck__engine_run(engine);
   size_t total = ck__engine_members(engine);
   const void *pieces[CK_SPREAD_MAX_LOCAL];
