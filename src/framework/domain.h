@@ -42,14 +42,15 @@ typedef struct ck__domain_place {
 } ck__domain_place;
 
 /*
- * The box and its cut. The caller sets the first five fields, then calls
- * ck__domain_plan; the rest is the domain's. Free with ck__domain_free.
+ * The box and its cut. The caller sets the fields up to reach_name, then
+ * calls ck__domain_plan; the rest is the domain's. Free with
+ * ck__domain_free.
  */
 typedef struct ck__domain {
   double box[2]; /* the run's box: x, y */
   int walls;     /* 1: walls close it at 0 and box; 0: periodic */
   double reach;  /* how far past a border a member keeps copies */
-  double pad;    /* a member's box past the reach (> 0: room to move) */
+  double pad;    /* a member's box past the reach (room to move) */
   size_t members;
   /* Names for messages: the option that sets the reach, and the reach as
    * its user knows it ("rc + skin"). */
