@@ -24,12 +24,17 @@ double ck__domain_wrap(double x, double side) {
   return x >= side || x < 0 ? 0 : x;
 }
 
+/* Point k's coordinate along the cut (a = 0) or across it (a = 1). */
+static double coordinate_of(const ck__domain *d, const double *points, size_t k,
+                            int a) {
+  double u = points[2 * k + (size_t)(a ? 1 - d->axis : d->axis)];
+  return d->walls ? u : ck__domain_wrap(u, ck__domain_length(d, a));
+}
+
 void ck__domain_point(const ck__domain *d, const double *points, size_t k,
                       double uv[2]) {
-  for (int a = 0; a < 2; ++a) {
-    double u = points[2 * k + (size_t)(a ? 1 - d->axis : d->axis)];
-    uv[a] = d->walls ? u : ck__domain_wrap(u, ck__domain_length(d, a));
-  }
+  uv[0] = coordinate_of(d, points, k, 0);
+  uv[1] = coordinate_of(d, points, k, 1);
 }
 
 /* The squarest grid of d->members boxes, each at least `narrowest` wide
@@ -131,9 +136,7 @@ typedef struct coordinates {
 } coordinates;
 
 static double coordinate(const coordinates *c, size_t k) {
-  double uv[2];
-  ck__domain_point(c->domain, c->points, k, uv);
-  return uv[c->a];
+  return coordinate_of(c->domain, c->points, k, c->a);
 }
 
 /*
