@@ -3773,6 +3773,34 @@ static void spread_checkpoints(const ck_device *ref, const ck_device *ocl) {
   }
 }
 
+/* Counts the program builds begun on a thread (ck__build_watching). */
+static void build_begun(void *user, const char *program) {
+  (void)program;
+  *(size_t *)user += 1;
+}
+
+static void build_ended(void *user, const char *program, double seconds,
+                        int failed) {
+  (void)user, (void)program, (void)seconds, (void)failed;
+}
+
+/* A checkpoint loaded over both devices, every program build counted:
+ * none comes from the cache, and the members' threads report theirs
+ * (test_spread.c's build watch). */
+static size_t builds_of_load(ck_spread *both, const char *path,
+                             ck_status *status) {
+  size_t builds = 0;
+  ck_gas *gas = NULL;
+  const ck__build_watch watch = {build_begun, build_ended, &builds};
+  ck__build_watching = &watch;
+  ck__build_from_source = 1;
+  *status = ck_gas_load_spread(both, path, &gas);
+  ck__build_watching = NULL;
+  ck__build_from_source = 0;
+  ck_gas_destroy(gas);
+  return builds;
+}
+
 /* What a spread refuses: all pairs, the soft-log model, a box too small
  * for slabs of twice rc + skin. */
 static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
@@ -3792,7 +3820,7 @@ static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
    * one member as on two. */
   char path[600];
   test_path_in(work_dir, "soft-log.ckpt", path, sizeof path);
-  c.particles = 64;
+  c.particles = 400; /* a box that two slabs can cut */
   CHECK_OK(ck_gas_create(ref, &c, &gas));
   if (gas)
     CHECK_OK(ck_gas_save(gas, path));
@@ -3807,9 +3835,16 @@ static void spread_refusals(const ck_device *ref, const ck_device *ocl) {
   }
   if (!ocl)
     return;
+  /* Refused before either member's device builds its programs: a box
+   * that slabs can cut would build them next. */
+  ck_spread both = {.devices = devices, .device_count = 2};
+  ck_status status = CK_OK;
+  size_t builds = builds_of_load(&both, path, &status);
+  CHECK_MSG(status == CK_ERROR_UNSUPPORTED && builds == 0,
+            "a soft-log checkpoint spread: status %d, %zu builds", (int)status,
+            builds);
   /* 100 particles at 0.7: a box of 12, which two slabs of 2 (4 + 0.3)
    * cannot fit; the message names the members and the box. */
-  ck_spread both = {.devices = devices, .device_count = 2};
   ck_gas_config_init(&c);
   c.particles = 100;
   c.rc = 4;
