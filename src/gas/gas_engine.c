@@ -173,7 +173,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   d->pad = s->whole ? 0 : config->skin;
   d->members = s->total;
   d->reach_option = "ck_gas_config.rc";
-  d->reach_name = "rc + skin";
+  d->reach_name = config->neighbors == CK_GAS_CELLS ? "rc" : "rc + skin";
   s->dof = ck__gas_degrees_of_freedom(config);
   CK_TRY(ck__domain_plan(d, s->weights));
   if (!s->whole)
