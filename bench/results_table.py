@@ -2936,8 +2936,8 @@ GPU's Verlet rate.
   At 4,000,000 a member they reach {50 * default["process"] / alone:.1f}%
   (one process) and {50 * default["mpi"] / alone:.1f}% (MPI) of twice
   one GPU's rate.
-- In a later call, this default ran against dafeae1's (from 2²²
-  particles a member), in turns; medians of three:
+- This default beside dafeae1's (Verlet lists from 2²² particles a
+  member), run in turns; medians of three:
 
 {table(["run", "dafeae1", "now", "now / dafeae1", "same E, P"], turns)}
 

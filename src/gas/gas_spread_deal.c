@@ -2,9 +2,8 @@
  * gas_spread_deal.c - a spread gas's slabs made and dealt: its
  * configuration checked, the box cut into slabs or a grid of boxes by the
  * domain (framework/domain.h; cut again by the members' speeds once,
- * without shares), the particles
- * dealt to the members; and what the run reads back of them: the
- * particles in id order and g(r).
+ * without shares), the particles dealt to the members; and what the run
+ * reads back of them: the particles in id order and g(r).
  */
 #include <assert.h>
 #include <math.h>
