@@ -138,7 +138,7 @@ ck_status ck__gas_spread_deal(ck__gas_spread *s, const double *positions,
   s->deal_positions = s->deal_velocities = NULL;
   CK_TRY(status);
   s->resident_ready = 0;
-  s->ipc_generation += 1; /* every member made anew */
+  s->generation += 1; /* every member made anew */
   /* A whole box's start sorted and computed the first forces. */
   if (!s->whole)
     CK_TRY(ck__gas_spread_first_ghosts(s));
@@ -179,8 +179,12 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
   if (!s->whole)
     CK_TRY(ck__gas_spread_plan(s));
   CK_TRY(ck__gas_spread_deal(s, positions, velocities, 0));
-  if (s->by_nccl)
-    CK_TRY(ck__gas_spread_nccl_decide(s));
+  /* NCCL's swaps connect once the members' queues are made. */
+  if (s->by_nccl) {
+    int usable = 0;
+    CK_TRY(ck__window_connect(s->window, s->run->queues[0], &usable));
+    s->between = s->by_nccl = usable;
+  }
   run->total = config->particles;
 fail:
   return status;
@@ -301,12 +305,7 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     free(s->reals[i].data);
   }
   ck__spread_peers_close(s->peers);
-  for (int side = 1; s->run && side >= 0; --side)
-    ck__gas_spread_ipc_close(s, side);
-  ck__ipc_event_close(s->ipc_mark);
-  for (int side = 0; side < 2; ++side)
-    ck_buffer_destroy(s->mirror[side]);
-  ck_queue_destroy(s->mirror_queue);
+  ck__window_close(s->window);
   ck__engine_destroy(s->engine);
   ck_gas_destroy(s->adopted);
   free(s->members);

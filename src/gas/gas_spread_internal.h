@@ -3,9 +3,9 @@
  * (the engine's table, the members begun and started, a call's steps),
  * gas_spread.c (its phases, rebuilds and steps through the host),
  * gas_spread_steps.c (a call's steps, resident ones too),
- * gas_spread_deal.c (making and dealing, and what the run reads) and
- * their CUDA half, gas_spread_cuda.c: the spread's members and state,
- * and the phases they share. Nothing else includes it.
+ * gas_spread_deal.c (making and dealing, and what the run reads): the
+ * spread's members and state, and the phases they share. Nothing else
+ * includes it.
  */
 #ifndef CK_GAS_SPREAD_INTERNAL_H
 #define CK_GAS_SPREAD_INTERNAL_H
@@ -13,6 +13,7 @@
 #include "framework/domain.h"
 #include "framework/engine.h"
 #include "framework/spread.h"
+#include "framework/window.h"
 #include "gas/gas_internal.h"
 
 /* A message's side: toward the slab's lower border (the previous member)
@@ -131,27 +132,13 @@ struct ck__gas_spread {
   uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
   uint64_t resident_steps;
   /* Resident steps between processes, a member each (between 1; 0
-   * where they may not go so, -1 once they failed), by CUDA IPC or, where
-   * by_nccl, NCCL's sends into mirrors of the neighbours' outboxes. For
-   * IPC: this process's mark and its handle, the generation of its
-   * buffers (one on each time they are made again), and what it opened
-   * of its previous and its next member's. */
+   * where they may not go so, -1 once they failed), through the window
+   * (framework/window.h): by CUDA IPC or, where by_nccl, NCCL's sends
+   * into mirrors. The generation of the members' buffers: one more each
+   * time they are made again. */
   int between, by_nccl;
-  ck__ipc_event *ipc_mark;
-  unsigned char ipc_mark_handle[CK__IPC_HANDLE_BYTES];
-  uint64_t ipc_generation;
-  struct {
-    uint64_t generation; /* 0: nothing open */
-    uint64_t packed, control;
-    ck__ipc_event *mark;
-    int alias; /* the next member's are the previous one's */
-  } ipc_from[2];
-  /* For NCCL: a queue of the member's device that owns the mirrors (the
-   * member's own is made again with its state), and a mirror of each
-   * neighbour's control words and outbox (its capacity's worth). */
-  ck_queue *mirror_queue;
-  ck_buffer *mirror[2];
-  uint32_t mirror_capacity[2];
+  ck__window *window;
+  uint64_t generation;
   /* The entries of each leavers region that NCCL sends (leavers_room). */
   uint32_t leavers_sent;
   /* Each local member's census and sums, as observe_member read them. */
@@ -159,25 +146,6 @@ struct ck__gas_spread {
   uint64_t census_of[CK_SPREAD_MAX_LOCAL][3];
   double sums_of[CK_SPREAD_MAX_LOCAL][6];
 };
-
-/* A mirror's control words (NCCL's copies of a neighbour's), padded. */
-#define MIRROR_CONTROL_WORDS 32
-_Static_assert(MIRROR_CONTROL_WORDS >= CK_GAS_CONTROL_WORDS,
-               "a mirror's control words");
-
-/* Resident steps between processes by NCCL (gas_spread_cuda.c; without
- * NCCL, gas_spread_steps.c's stand-ins: the first sets by_nccl 0, the others
- * fail as unsupported).
- * - nccl_decide: whether every process's NCCL can swap (collective, once
- *   the members' queues are made); if so a first swap connects them.
- * - mirror_make: the mirror of a neighbour's (side's) words at capacity
- *   entries a region, made anew where smaller; source set to it.
- * - nccl_swap: member m's NCCL group at a step's parity. */
-ck_status ck__gas_spread_nccl_decide(ck__gas_spread *s);
-ck_status ck__gas_spread_mirror_make(ck__gas_spread *s, int side,
-                                     uint32_t capacity, uint32_t leavers,
-                                     ck__gas_source *source);
-ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity);
 
 /* ---- what the spread's C files share ----------------------------------- */
 
@@ -246,8 +214,6 @@ ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
 /* gas_spread_steps.c's resident steps. */
 /* Decides whether resident steps may go between processes (collective). */
 ck_status ck__gas_spread_between_decide(ck__gas_spread *s);
-/* Closes what this process opened of a neighbour's (side's) by IPC. */
-void ck__gas_spread_ipc_close(ck__gas_spread *s, int side);
 /* Takes a cells-mode step's counts as the first to make room by. */
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s);
 

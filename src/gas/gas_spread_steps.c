@@ -2,7 +2,7 @@
  * gas_spread_steps.c - a spread gas's steps over a call
  * (ck__gas_spread_step): resident ones, cells mode without the host
  * between the members of one process or between processes (CUDA IPC,
- * or NCCL through gas_spread_cuda.c), where they may go, else steps
+ * or NCCL, through framework/window.h), where they may go, else steps
  * through the host (gas_spread.c's).
  */
 #include <assert.h>
@@ -33,66 +33,22 @@
 
 /* ---- resident steps between processes ------------------------------
  *
- * Where each process of an MPI job holds one member, all CUDA devices of
- * one node, resident steps go between processes as between the members
- * of one: each member's outbox and control words are opened by its
- * neighbours' processes (CUDA IPC), and its mark is an event they open.
- * The processes swap tickets (the handles) before each run of resident
- * steps and open them again where the buffers were made again (their
- * generation). The agreement that ends each phase (ck__spread_each)
- * orders each step's marks before the neighbours follow them. Where any
- * of this fails on any process, all go through the host from then on.
+ * Where each process of an MPI job holds one member, all CUDA devices,
+ * resident steps go between processes as between the members of one:
+ * each member's control words and outbox are a window its neighbours
+ * read (framework/window.h), by CUDA IPC on one host, else from mirrors
+ * that NCCL fills. The offers cross before each run of resident steps.
+ * The agreement that ends each phase (ck__spread_each) orders each
+ * step's marks before the neighbours follow them. Where any of this
+ * fails on any process, all go through the host from then on.
  */
-typedef struct ipc_ticket {
-  unsigned char packed[CK__IPC_HANDLE_BYTES];
-  unsigned char control[CK__IPC_HANDLE_BYTES];
-  unsigned char mark[CK__IPC_HANDLE_BYTES];
-  uint64_t generation;
-  uint32_t capacity, leavers, failed;
-} ipc_ticket;
 
-/* Whether resident steps may go between processes (collective): every
- * process holds one CUDA member, with CLKIT_PEER not 0; by CUDA IPC where
- * all are on one host, else by NCCL where every process has it. */
 ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
-  s->between = 0;
-  if (ck__exchange_ranks(s->run->exchange) < 2)
-    return CK_OK;
-  int able = s->run->local == 1 &&
-             ck__device_shares_between_processes(&s->run->devices[0]) &&
-             ck__peer_enabled() && s->config.neighbors == CK_GAS_CELLS &&
-             s->domain.stages == 1;
-  ck__spread_places places;
-  ck_status status = ck__spread_places_find(s->run, able, &places);
-  if (status)
-    return status;
-  /* CLKIT_IPC=0: processes of one host go by NCCL too. Whether NCCL can
-   * is known once the members' queues are made (nccl_decide). */
-  int one_host = !ck__setting_off("CLKIT_IPC") && places.one_host;
-  s->between = places.able;
-  s->by_nccl = places.able && !one_host;
-  return CK_OK;
-}
-
-void ck__gas_spread_ipc_close(ck__gas_spread *s, int side) {
-  const ck_device *device = &s->run->devices[0];
-  if (!s->ipc_from[side].alias) {
-    ck__ipc_buffer_close(device, s->ipc_from[side].packed);
-    ck__ipc_buffer_close(device, s->ipc_from[side].control);
-    ck__ipc_event_close(s->ipc_from[side].mark);
-  }
-  memset(&s->ipc_from[side], 0, sizeof s->ipc_from[side]);
-}
-
-/* Opens what a ticket hands out, for this process's member. */
-static ck_status ipc_open(ck__gas_spread *s, int side, const ipc_ticket *t) {
   ck_status status = CK_OK;
-  ck_queue *queue = ck__gas_member_queue(s->members[0].gas);
-  ck__gas_spread_ipc_close(s, side);
-  CK_TRY(ck__ipc_buffer_open(queue, t->packed, &s->ipc_from[side].packed));
-  CK_TRY(ck__ipc_buffer_open(queue, t->control, &s->ipc_from[side].control));
-  CK_TRY(ck__ipc_event_open(queue, t->mark, &s->ipc_from[side].mark));
-  s->ipc_from[side].generation = t->generation;
+  int able = s->config.neighbors == CK_GAS_CELLS && s->domain.stages == 1;
+  CK_TRY(ck__window_open(s->run, able, &s->window));
+  s->between = s->window != NULL;
+  s->by_nccl = s->window && ck__window_mirrored(s->window);
 fail:
   return status;
 }
@@ -105,96 +61,87 @@ static uint32_t leavers_room(uint32_t most, uint32_t capacity) {
   uint64_t room = 4 * (uint64_t)most + 256;
   return room < capacity ? (uint32_t)room : capacity;
 }
-#if !CK_HAVE_NCCL
-/* Without NCCL (gas_spread_cuda.c has it), by_nccl stays 0. */
-ck_status ck__gas_spread_nccl_decide(ck__gas_spread *s) {
-  s->between = s->by_nccl = 0;
-  return CK_OK;
-}
-ck_status ck__gas_spread_mirror_make(ck__gas_spread *s, int side,
-                                     uint32_t capacity, uint32_t leavers,
-                                     ck__gas_source *source) {
-  (void)s, (void)side, (void)capacity, (void)leavers, (void)source;
-  return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
-}
-ck_status ck__gas_spread_nccl_swap(ck__gas_spread *s, member *m, int parity) {
-  (void)s, (void)m, (void)parity;
-  return ck__fail(CK_ERROR_UNSUPPORTED, "NCCL, which this clkit lacks");
-}
-#endif
 
-/* The tickets swapped with both neighbours, and what changed opened, or
- * mirrors made for NCCL (collective). A failure anywhere sets between to
- * -1 on every process. */
+/* What a member's NCCL group sends and receives at a parity: to its next
+ * member, then its previous, its control words and the regions toward
+ * each (ck_gas_member_classify); from its previous, then its next, the
+ * same into the mirrors. Where both neighbours are one member, the pieces
+ * still pair in order: that member's toward its next come first. */
+static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
+  ck_status status = CK_OK;
+  gas_state *state = ck__gas_state(m->gas);
+  size_t total = s->total, index = m->index;
+  size_t neighbor[2] = {(index + total - 1) % total, (index + 1) % total};
+  ck__exchange_piece sends[6], receives[6];
+  void *control = NULL, *packed = NULL, *stream = NULL;
+  int ordinal = 0;
+  CK_TRY(ck__queue_lend(state->queue, state->member_control, &control, &ordinal,
+                        &stream));
+  CK_TRY(ck__queue_lend(state->queue, state->out_packed, &packed, &ordinal,
+                        &stream));
+  size_t n = 0, words = 4 * CK_GAS_CONTROL_WORDS;
+  for (int k = 0; k < 2; ++k, n += 3) {
+    int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
+    const ck__gas_source *source = &s->sources[0][from];
+    /* Toward side `toward`: regions `toward` and `toward` + 2. */
+    uint32_t mine = state->message_capacity, theirs = source->capacity;
+    char *out = (char *)packed + 4 * (size_t)ck_gas_packed_half(parity, mine);
+    char *in = (char *)(uintptr_t)source->packed +
+               4 * (size_t)ck_gas_packed_half(parity, theirs);
+    int region = toward; /* the sender's region toward the receiver */
+    sends[n] = (ck__exchange_piece){control, words, neighbor[toward]};
+    receives[n] = (ck__exchange_piece){(void *)(uintptr_t)source->control,
+                                       words, neighbor[from]};
+    sends[n + 1] = (ck__exchange_piece){
+        out + 4 * (size_t)ck_gas_message_at(region, mine),
+        4 * (size_t)CK_GAS_ENTRY_WORDS * s->leavers_sent, neighbor[toward]};
+    sends[n + 2] = (ck__exchange_piece){
+        out + 4 * (size_t)ck_gas_kept_at(region, mine),
+        4 * (size_t)CK_GAS_GHOST_WORDS * mine, neighbor[toward]};
+    /* From side `from`: what it sent toward this member, its region
+     * `toward` too (its next is this member where it is the previous). */
+    receives[n + 1] = (ck__exchange_piece){
+        in + 4 * (size_t)ck_gas_message_at(region, theirs),
+        4 * (size_t)CK_GAS_ENTRY_WORDS * source->leavers, neighbor[from]};
+    receives[n + 2] = (ck__exchange_piece){
+        in + 4 * (size_t)ck_gas_kept_at(region, theirs),
+        4 * (size_t)CK_GAS_GHOST_WORDS * theirs, neighbor[from]};
+  }
+  for (size_t k = 0; k < n; ++k)
+    m->bytes += sends[k].bytes;
+  CK_TRY(ck__exchange_member_swap(s->run->exchange, 0, stream, sends, n,
+                                  receives, n));
+fail:
+  return status;
+}
+
+/* The offers swapped with both neighbours (collective): what each
+ * member's pull reads of them. A failure anywhere sets between to -1 on
+ * every process. */
 static ck_status links_swap(ck__gas_spread *s) {
-  ck_status status = CK_OK, made = CK_OK;
+  ck_status status = CK_OK;
   member *m = &s->members[0];
   gas_state *state = ck__gas_state(m->gas);
-  ipc_ticket mine, from[2];
-  memset(&mine, 0, sizeof mine);
+  uint32_t capacity = state->message_capacity;
+  s->leavers_sent =
+      s->by_nccl ? leavers_room(s->most_leavers[0], capacity) : capacity;
+  ck__window_offer offer = {
+      .buffers = {state->member_control, state->out_packed},
+      .generation = s->generation,
+      .words = {capacity, s->leavers_sent}};
+  ck__window_view views[2];
+  int usable = 0;
   /* A member without resident steps makes every process go through the
-   * host (the members' steps agree). */
-  if (!ck__gas_member_can_reside(m->gas))
-    made = ck__fail(CK_ERROR_UNSUPPORTED, "no resident steps");
-  if (made == CK_OK && !s->by_nccl && !s->ipc_mark)
-    made = ck__ipc_event_make(state->queue, &s->ipc_mark, s->ipc_mark_handle);
-  if (made == CK_OK && !s->by_nccl)
-    made = ck__ipc_buffer_handle(state->out_packed, mine.packed);
-  if (made == CK_OK && !s->by_nccl)
-    made = ck__ipc_buffer_handle(state->member_control, mine.control);
-  memcpy(mine.mark, s->ipc_mark_handle, sizeof mine.mark);
-  mine.generation = s->ipc_generation;
-  mine.capacity = state->message_capacity;
-  s->leavers_sent = mine.leavers =
-      s->by_nccl ? leavers_room(s->most_leavers[0], mine.capacity)
-                 : mine.capacity;
-  mine.failed = made != CK_OK;
-  for (int side = 0; side < 2; ++side) {
-    /* Forward: each member's to its next, received from the previous. */
-    const void *send[1] = {&mine};
-    size_t counts[1] = {1};
-    CK_TRY(ck__exchange_pass(s->run->exchange, side == PREVIOUS, sizeof mine,
-                             send, counts, &s->from[side][0]));
-    if (s->from[side][0].count == 1)
-      memcpy(&from[side], s->from[side][0].data, sizeof from[side]);
-    else
-      memset(&from[side], 0, sizeof from[side]), from[side].failed = 1;
-  }
-  size_t total = s->total, index = m->index;
-  int same =
-      ck__exchange_rank_of(s->run->exchange, (index + total - 1) % total) ==
-      ck__exchange_rank_of(s->run->exchange, (index + 1) % total);
-  for (int side = 0; side < 2 && made == CK_OK; ++side) {
-    if (from[side].failed) {
-      made = CK_ERROR_DEVICE;
-      break;
-    } else if (s->by_nccl) {
-      made =
-          ck__gas_spread_mirror_make(s, side, from[side].capacity,
-                                     from[side].leavers, &s->sources[0][side]);
-      continue;
-    } else if (side == NEXT && same) {
-      if (!s->ipc_from[NEXT].alias)
-        ck__gas_spread_ipc_close(s, NEXT);
-      s->ipc_from[NEXT] = s->ipc_from[PREVIOUS];
-      s->ipc_from[NEXT].alias = 1;
-    } else if (from[side].generation != s->ipc_from[side].generation) {
-      made = ipc_open(s, side, &from[side]);
-    }
-    s->sources[0][side].packed = s->ipc_from[side].packed;
-    s->sources[0][side].control = s->ipc_from[side].control;
-    s->sources[0][side].capacity = from[side].capacity;
-    s->sources[0][side].leavers = from[side].leavers;
-  }
-  /* Through the host, on every process, where one failed. */
-  double failed = made != CK_OK, any = 0;
-  const double *rows[1] = {&failed};
-  CK_TRY(ck__exchange_sum(s->run->exchange, rows, &any, 1));
-  if (any > 0) {
+   * host. */
+  CK_TRY(ck__window_swap(s->window, &offer, ck__gas_member_can_reside(m->gas),
+                         views, &usable));
+  if (!usable)
     s->between = -1;
-    for (int side = 1; side >= 0; --side)
-      ck__gas_spread_ipc_close(s, side);
-  }
+  for (int side = 0; side < 2 && usable; ++side)
+    s->sources[0][side] = (ck__gas_source){.control = views[side].address[0],
+                                           .packed = views[side].address[1],
+                                           .capacity = views[side].words[0],
+                                           .leavers = views[side].words[1]};
 fail:
   return status;
 }
@@ -239,7 +186,7 @@ static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
       (s->room_for_tests && state->message_capacity != made)) {
     CK_TRY(ck_queue_finish(state->queue));
     CK_TRY(ck__gas_member_messages(state, made));
-    s->ipc_generation += 1;
+    s->generation += 1;
   }
   size_t slots = (size_t)state->particles +
                  4 * (size_t)state->message_capacity + state->particles / 64 +
@@ -247,7 +194,7 @@ static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
   CK_TRY(ck__gas_member_reserve(&m->gas, slots));
   s->run->queues[i] = ck__gas_member_queue(m->gas);
   if (m->gas != before)
-    s->ipc_generation += 1;
+    s->generation += 1;
 fail:
   return status;
 }
@@ -292,8 +239,8 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
                            s->domain.reach, PLACE(m)->shift, s->phase_tag));
   /* By NCCL, the swap follows in resident_in: no mark. By tags, none
    * either: the neighbours' devices wait for this one's tag. */
-  if (s->between > 0 && !s->by_nccl) {
-    CK_TRY(ck__ipc_event_record(s->ipc_mark, queue));
+  if (s->between > 0) {
+    CK_TRY(ck__window_mark(s->window, queue));
   } else if (s->between <= 0 && !s->by_tags) {
     /* The next member reads this one as its previous, and back. */
     CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
@@ -309,9 +256,9 @@ static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck_queue *queue = ck__gas_member_queue(m->gas);
   if (s->by_nccl)
-    CK_TRY(ck__gas_spread_nccl_swap(s, m, s->phase_parity));
+    CK_TRY(nccl_swap(s, m, s->phase_parity));
   for (int from = 0; from < 2 && !s->by_nccl && !s->by_tags; ++from)
-    CK_TRY(s->between > 0 ? ck__ipc_event_wait(s->ipc_from[from].mark, queue)
+    CK_TRY(s->between > 0 ? ck__window_follow(s->window, from, queue)
                           : ck__peer_follow(s->peers[from][i], queue));
   CK_TRY(
       ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
