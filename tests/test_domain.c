@@ -4,7 +4,9 @@
  * member its share of seeded points (and keep a lattice's rows whole),
  * every point held by one member, and each member's place: neighbours
  * that point back, shifts that carry a point to its neighbour's
- * coordinates, walls, and the way back to the run's box.
+ * coordinates, walls, and the way back to the run's box. Then the halo
+ * (framework/halo.h): messages each way to the neighbours of slabs and of
+ * a grid's rows and columns, and envelopes sealed, opened and refused.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 
 #include "check.h"
 #include "framework/domain.h"
+#include "framework/halo.h"
 #include "framework/spread.h"
 
 #define MAX_POINTS 4000
@@ -243,6 +246,103 @@ static void refusals(void) {
   }
 }
 
+/* Every member of d in this process sends each way, at each stage, the
+ * words (its index, side, stage); each must receive its neighbours'. */
+static void halo_passes(const ck__domain *d) {
+  ck__exchange *exchange = NULL;
+  const char *names[4] = {"m0", "m1", "m2", "m3"};
+  ck__halo halo;
+  uint32_t words[4][2][3];
+  memset(&halo, 0, sizeof halo);
+  CHECK_OK(ck__exchange_create(d->members, names, NULL, &exchange));
+  for (int stage = 0; exchange && stage < d->stages; ++stage) {
+    ck__domain_place places[4][2];
+    const ck__domain_place *along[4];
+    for (size_t m = 0; m < d->members; ++m) {
+      ck__domain_place_member(d, m, places[m]);
+      along[m] = &places[m][stage];
+      for (int side = 0; side < 2; ++side) {
+        uint32_t *w = words[m][side];
+        w[0] = (uint32_t)m, w[1] = (uint32_t)side, w[2] = (uint32_t)stage;
+        halo.members[m].send[side] = w;
+        halo.members[m].sends[side] = 3;
+      }
+    }
+    CHECK_OK(ck__halo_pass(&halo, exchange, d, d->members, along, 4));
+    for (size_t m = 0; m < d->members; ++m)
+      for (int from = 0; from < 2; ++from) {
+        const ck__exchange_buffer *in = &halo.members[m].from[from];
+        const uint32_t *got = in->data;
+        /* The neighbour on side `from` sent it toward its other side. */
+        CHECK_MSG(in->count == 3 && got[0] == along[m]->neighbour[from] &&
+                      got[1] == (uint32_t)!from && got[2] == (uint32_t)stage,
+                  "member %zu stage %d from %d: %zu words", m, stage, from,
+                  in->count);
+      }
+  }
+  ck__halo_free(&halo);
+  ck__exchange_destroy(exchange);
+}
+
+/* Slabs pass along their line, a grid's rows and columns are routed. */
+static void halos(void) {
+  double weights[4] = {1, 1, 1, 1};
+  scatter(400, 80, 10, 5);
+  ck__domain slabs = make(80, 10, 0, 2, 3);
+  CHECK_OK(ck__domain_plan(&slabs, weights));
+  CHECK_OK(ck__domain_cut(&slabs, points, 400, weights));
+  halo_passes(&slabs);
+  ck__domain_free(&slabs);
+  scatter(400, 20, 20, 7);
+  ck__domain grid = make(20, 20, 0, 3, 4);
+  CHECK_OK(ck__domain_plan(&grid, weights));
+  CHECK(grid.stages == 2);
+  CHECK_OK(ck__domain_cut(&grid, points, 400, weights));
+  halo_passes(&grid);
+  ck__domain_free(&grid);
+}
+
+/* An envelope of two parts, opened where it arrives; one cut short, or
+ * claiming more than it holds, is refused naming the member. */
+static void envelopes(void) {
+  ck__halo_member out, in;
+  uint64_t big[3] = {7, 8, 9};
+  uint16_t small[2] = {5, 6};
+  const void *pieces[2] = {big, small};
+  const size_t sizes[2] = {sizeof big[0], sizeof small[0]};
+  uint32_t counts[2] = {3, 2}, got[2] = {0, 0};
+  const unsigned char *body = NULL;
+  memset(&out, 0, sizeof out);
+  memset(&in, 0, sizeof in);
+  CHECK_OK(ck__halo_seal(&out, 1, 2, counts, sizes, pieces));
+  CHECK(out.sends[1] == 8 + 24 + 4 && out.send[1] == out.sealed[1].data);
+  CHECK_OK(ck__exchange_buffer_hold(&in.from[0], 1, out.sends[1]));
+  memcpy(in.from[0].data, out.send[1], out.sends[1]);
+  CHECK_OK(ck__halo_open(&in, 0, 5, 2, sizes, got, &body));
+  CHECK(got[0] == 3 && got[1] == 2 &&
+        body == (unsigned char *)in.from[0].data + 8);
+  uint64_t first;
+  memcpy(&first, body, sizeof first);
+  CHECK(first == 7 && memcmp(body + 24, small, sizeof small) == 0);
+  /* No part: its counts alone, pieces unread. */
+  uint32_t none[2] = {0, 0};
+  const void *nothing[2] = {NULL, NULL};
+  CHECK_OK(ck__halo_seal(&out, 0, 2, none, sizes, nothing));
+  CHECK(out.sends[0] == 8);
+  in.from[0].count = out.sends[1] - 1;
+  const char *message = "";
+  CHECK(ck__halo_open(&in, 0, 5, 2, sizes, got, NULL) == CK_ERROR_EXCHANGE);
+  ck_error_get_last(&message);
+  CHECK_MSG(strstr(message, "member 5 received a message of 35 bytes") != NULL,
+            "\"%s\"", message);
+  in.from[0].count = 3;
+  CHECK(ck__halo_open(&in, 0, 5, 2, sizes, got, NULL) == CK_ERROR_EXCHANGE);
+  for (int side = 0; side < 2; ++side) {
+    free(out.sealed[side].data);
+    free(in.from[side].data);
+  }
+}
+
 int main(void) {
   slabs_by_shares();
   rows_stay_whole();
@@ -252,5 +352,7 @@ int main(void) {
   }
   alone();
   refusals();
+  halos();
+  envelopes();
   return CHECK_DONE();
 }

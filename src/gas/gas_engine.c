@@ -295,15 +295,13 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
   for (size_t i = 0; s->members && i < local; ++i) {
     ck_gas_destroy(s->members[i].gas);
     s->members[i].gas = NULL;
-    for (int side = 0; side < 2; ++side)
-      free(s->members[i].out[side].data);
+    free(s->members[i].records.data);
   }
   for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
-    for (int side = 0; side < 2; ++side)
-      free(s->from[side][i].data);
     free(s->words[i].data);
     free(s->reals[i].data);
   }
+  ck__halo_free(&s->halo);
   ck__spread_peers_close(s->peers);
   ck__window_close(s->window);
   ck__engine_destroy(s->engine);

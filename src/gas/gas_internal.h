@@ -252,8 +252,7 @@ struct gas_state {
   ck_buffer *member_list;   /* 2 sides x capacity slots, selected */
   ck_buffer *member_counts; /* 4 words: each side's or region's count,
                              * and [2] an accept's stray after it */
-  ck_buffer *out_word;      /* 4 x capacity words: the outbox */
-  ck_buffer *out_real;      /* 4 x capacity x 4 reals */
+  ck_buffer *out_real;      /* 4 x capacity x 4 reals: the outbox */
   ck_buffer *in_word;       /* inbox_capacity words: the inbox */
   ck_buffer *in_real;       /* inbox_capacity x 4 reals */
   ck_buffer *export_slots;  /* 4 x capacity: the slots sent each side */

@@ -19,9 +19,9 @@
  * (ck__gas_member_inbox_room), each with its elements an entry (the outbox's
  * with 4 regions of entries for a cells-mode member's step out), whether
  * they are reals (else words), and its name. */
-#define OUTBOX_BUFFERS 7
-#define MESSAGE_BUFFERS 11
-#define PACKED_OUTBOX 5
+#define OUTBOX_BUFFERS 6
+#define MESSAGE_BUFFERS 10
+#define PACKED_OUTBOX 4
 
 /* The packed outbox has two halves (ck_gas_packed_half): a resident step
  * packs one while its neighbours may read the other. The counts and the
@@ -32,7 +32,6 @@ static const struct {
   const char *name;
 } shapes[MESSAGE_BUFFERS] = {{2, 0, 0, "member lists"},
                              {0, 4, 0, "member counts"},
-                             {4, 0, 0, "outbox words"},
                              {16, 0, 1, "outbox"},
                              {4, 0, 0, "export slots"},
                              {2 * CK_GAS_PACKED_WORDS, 0, 0, "packed outbox"},
@@ -44,10 +43,10 @@ static const struct {
 
 static ck_buffer **message_buffer(gas_state *state, int which) {
   ck_buffer **buffers[MESSAGE_BUFFERS] = {
-      &state->member_list,    &state->member_counts, &state->out_word,
-      &state->out_real,       &state->export_slots,  &state->out_packed,
-      &state->member_control, &state->in_word,       &state->in_real,
-      &state->ghost_slots,    &state->in_packed};
+      &state->member_list,  &state->member_counts, &state->out_real,
+      &state->export_slots, &state->out_packed,    &state->member_control,
+      &state->in_word,      &state->in_real,       &state->ghost_slots,
+      &state->in_packed};
   return buffers[which];
 }
 

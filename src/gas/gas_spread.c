@@ -16,12 +16,12 @@
  * devices too, keeping leavers as ghosts until their next sort. All of
  * it crosses device to device where every member is a CUDA device of one
  * process (ck__peer_copy), the host reading counts alone; else through
- * host memory and the exchange. There a member reads what it sends into
- * its page-locked memory (ck__host_alloc); the exchange sends from there
- * (cells mode from a copy behind an envelope). A member copies what it
- * receives into its page-locked staging once, and writes it in one
- * write. A particle keeps its id wherever it goes: the Langevin noise is
- * drawn from it, and outputs are in its order.
+ * host memory and the exchange (framework/halo.h). There a member reads
+ * what it sends into its page-locked memory (ck__host_alloc); the
+ * exchange sends from there (cells mode from a copy in an envelope). A
+ * member copies what it receives into its page-locked staging once, and
+ * writes it in one write. A particle keeps its id wherever it goes: the
+ * Langevin noise is drawn from it, and outputs are in its order.
  *
  * Along the cut the members' boxes are closed (their ghosts stand for
  * what lies past their slabs); a member's coordinates run along the cut
@@ -55,33 +55,14 @@
 
 /* ---- phases -------------------------------------------------------------- */
 
-/* What each member put in send[side]: to the next member (side NEXT)
- * along the stage's axis, received into its from[PREVIOUS], and to the
- * previous one (PREVIOUS), into its from[NEXT]. Slabs pass along the
- * members' line; a grid's rows and columns are routed. */
+/* What each local member put in its halo's send[side], passed along
+ * the stage's axis (framework/halo.h). */
 static ck_status pass_both(ck__gas_spread *s, size_t item) {
-  ck_status status = CK_OK;
-  const void *send[CK_SPREAD_MAX_LOCAL];
-  size_t counts[CK_SPREAD_MAX_LOCAL], to[CK_SPREAD_MAX_LOCAL],
-      from[CK_SPREAD_MAX_LOCAL];
-  for (int side = 0; side < 2; ++side) {
-    for (size_t i = 0; i < s->run->local; ++i) {
-      member *m = &s->members[i];
-      send[i] = m->send[side];
-      counts[i] = m->sends[side];
-      to[i] = PLACE(m)->neighbour[side];
-      from[i] = PLACE(m)->neighbour[!side];
-    }
-    ck__exchange_buffer *received = s->from[side == NEXT ? PREVIOUS : NEXT];
-    if (s->domain.stages == 1)
-      CK_TRY(ck__exchange_pass(s->run->exchange, side == NEXT, item, send,
-                               counts, received));
-    else
-      CK_TRY(ck__exchange_route(s->run->exchange, item, send, counts, to, from,
-                                received));
-  }
-fail:
-  return status;
+  const ck__domain_place *places[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < s->run->local; ++i)
+    places[i] = PLACE(&s->members[i]);
+  return ck__halo_pass(&s->halo, s->run->exchange, &s->domain, s->run->local,
+                       places, item);
 }
 
 /* Where every member is local: the member that sends local member i
@@ -156,15 +137,16 @@ fail:
 /* Its messages, counts[side] entries a side (ghost 1: ghosts'), packed
  * on its device; read to send[side] unless they cross device to
  * device. */
-static ck_status post(ck__gas_spread *s, member *m, const uint32_t counts[2],
-                      int ghost) {
+static ck_status post(ck__gas_spread *s, member *m, size_t i,
+                      const uint32_t counts[2], int ghost) {
+  ck__halo_member *h = &s->halo.members[i];
   for (int side = 0; side < 2; ++side) {
     STAGE(m)->posted[ghost][side] = counts[side];
     STAGE(m)->posted[!ghost][side] = 0;
-    m->sends[side] = counts[side];
+    h->sends[side] = counts[side];
   }
   return ck__gas_member_post(m->gas, counts, PLACE(m)->shift, ghost, s->stage,
-                             s->on_devices ? NULL : m->send);
+                             s->on_devices ? NULL : h->send);
 }
 
 /* The entries a member receives in the stage: all of both kinds, from
@@ -218,7 +200,7 @@ ck_status ck__gas_spread_deliver(ck__gas_spread *s, int ghost) {
   for (size_t i = 0; i < s->run->local; ++i)
     for (int from = 0; from < 2; ++from) {
       axis_link *l = STAGE(&s->members[i]);
-      l->incoming[ghost][from] = (uint32_t)s->from[from][i].count;
+      l->incoming[ghost][from] = (uint32_t)s->halo.members[i].from[from].count;
       l->incoming[!ghost][from] = 0;
     }
 fail:
@@ -236,8 +218,9 @@ static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip,
   axis_link *l = STAGE(m);
   if (!s->on_devices) {
     for (int from = 0; from < 2; ++from)
-      if (s->from[from][i].data)
-        in[from] = (const unsigned char *)s->from[from][i].data + skip;
+      if (s->halo.members[i].from[from].data)
+        in[from] =
+            (const unsigned char *)s->halo.members[i].from[from].data + skip;
     CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), base));
     s->run->queues[i] = ck__gas_member_queue(m->gas);
   }
@@ -258,11 +241,10 @@ fail:
 static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t counts[2];
-  (void)i;
   CK_TRY(ck__gas_member_select(m->gas, 0, PLACE(m)->border[PREVIOUS],
                                PLACE(m)->border[NEXT], s->domain.reach,
                                s->stage, counts));
-  CK_TRY(post(s, m, counts, 0));
+  CK_TRY(post(s, m, i, counts, 0));
   CK_TRY(ck__gas_member_drop(m->gas, counts));
   m->own -= counts[0] + counts[1];
 fail:
@@ -284,13 +266,12 @@ static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
 ck_status ck__gas_spread_take_exports(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t counts[2];
-  (void)i;
   /* The selection's wait reads the stray too. */
   CK_TRY(ck__gas_member_select(m->gas, 1, PLACE(m)->border[PREVIOUS],
                                PLACE(m)->border[NEXT], s->domain.reach,
                                s->stage, counts));
   CK_TRY(check_stray(s, m));
-  CK_TRY(post(s, m, counts, 1));
+  CK_TRY(post(s, m, i, counts, 1));
   STAGE(m)->exports[PREVIOUS] = counts[PREVIOUS];
   STAGE(m)->exports[NEXT] = counts[NEXT];
 fail:
@@ -376,12 +357,12 @@ fail:
 /* The exports' positions of the stage, and the flags. */
 static ck_status pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  (void)i;
   /* On devices the positions stay there, for pass_on_devices. */
+  ck__halo_member *h = &s->halo.members[i];
   for (int side = 0; side < 2; ++side)
-    m->sends[side] = STAGE(m)->exports[side];
+    h->sends[side] = STAGE(m)->exports[side];
   CK_TRY(ck__gas_member_pack(m->gas, STAGE(m)->exports, PLACE(m)->shift,
-                             s->stage, s->on_devices ? NULL : m->send,
+                             s->stage, s->on_devices ? NULL : h->send,
                              m->flags));
   if (m->flags[2])
     CK_FAIL(CK_ERROR_DEVICE,
@@ -417,8 +398,9 @@ static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   const void *in[2];
   for (int from = 0; from < 2; ++from) {
-    CK_TRY(check_ghosts(s, m, from, s->from[from][i].count));
-    in[from] = s->from[from][i].data;
+    const ck__exchange_buffer *got = &s->halo.members[i].from[from];
+    CK_TRY(check_ghosts(s, m, from, got->count));
+    in[from] = got->data;
   }
   CK_TRY(
       ck__gas_member_unpack(m->gas, ghosts_before(s, m), STAGE(m)->ghosts, in));
@@ -548,10 +530,8 @@ fail:
  * stay on the devices: the host reads each outbox's counts alone, and
  * forward copies the entries device to device. */
 
-/* A message's counts of leavers and ghosts, which follow it. */
-typedef struct envelope {
-  uint32_t migrants, ghosts;
-} envelope;
+/* A message's parts: leavers (whole entries), then ghosts. */
+static const size_t parts[2] = {MIGRANT_BYTES, GHOST_BYTES};
 
 /* The first half-step (with phase_move, in stage 0), then what goes each
  * way along the stage's axis: its leavers (whole) and its exports (as
@@ -561,7 +541,6 @@ typedef struct envelope {
 static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck__gas_outbox box;
-  (void)i;
   CK_TRY(ck__gas_member_leave(m->gas, s->stage ? 0 : s->phase_move,
                               PLACE(m)->border[PREVIOUS],
                               PLACE(m)->border[NEXT], s->domain.reach,
@@ -576,39 +555,14 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
     STAGE(m)->posted[0][side] = box.counts[side];
     STAGE(m)->posted[1][side] = box.counts[2 + side];
   }
-  /* Through the host: one message each way, its envelope first. */
+  /* Through the host: one message each way, an envelope. */
   for (int side = 0; side < 2 && !s->on_devices; ++side) {
-    envelope head = {STAGE(m)->posted[0][side], STAGE(m)->posted[1][side]};
-    size_t leavers = head.migrants * MIGRANT_BYTES;
-    size_t bytes = sizeof head + leavers + head.ghosts * GHOST_BYTES;
-    CK_TRY(ck__exchange_buffer_hold(&m->out[side], 1, bytes));
-    unsigned char *out = m->out[side].data;
-    memcpy(out, &head, sizeof head);
-    memcpy(out + sizeof head, box.entries[side], leavers);
-    memcpy(out + sizeof head + leavers, box.entries[2 + side],
-           bytes - sizeof head - leavers);
-    m->send[side] = out;
-    m->sends[side] = bytes;
+    uint32_t counts[2] = {STAGE(m)->posted[0][side], STAGE(m)->posted[1][side]};
+    const void *pieces[2] = {box.entries[side], box.entries[2 + side]};
+    CK_TRY(ck__halo_seal(&s->halo.members[i], side, 2, counts, parts, pieces));
   }
 fail:
   return status;
-}
-
-/* A message received (from[side][i]): its envelope, checked against its
- * size. */
-static ck_status open_envelope(const ck__gas_spread *s, const member *m,
-                               size_t i, int side, envelope *head) {
-  const ck__exchange_buffer *in = &s->from[side][i];
-  if (in->count >= sizeof *head)
-    memcpy(head, in->data, sizeof *head);
-  if (in->count < sizeof *head ||
-      in->count != sizeof *head + head->migrants * MIGRANT_BYTES +
-                       head->ghosts * GHOST_BYTES)
-    return ck__fail(CK_ERROR_EXCHANGE,
-                    "member %zu received a message of %zu bytes that does not "
-                    "hold what it says",
-                    m->index, in->count);
-  return CK_OK;
 }
 
 /* The particles and ghosts that arrived (the messages' entries are in
@@ -618,12 +572,13 @@ static ck_status open_envelope(const ck__gas_spread *s, const member *m,
 static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   for (int side = 0; side < 2 && !s->on_devices; ++side) {
-    envelope head;
-    CK_TRY(open_envelope(s, m, i, side, &head));
-    STAGE(m)->incoming[0][side] = head.migrants;
-    STAGE(m)->incoming[1][side] = head.ghosts;
+    uint32_t counts[2];
+    CK_TRY(ck__halo_open(&s->halo.members[i], side, m->index, 2, parts, counts,
+                         NULL));
+    STAGE(m)->incoming[0][side] = counts[0];
+    STAGE(m)->incoming[1][side] = counts[1];
   }
-  CK_TRY(admit(s, m, i, sizeof(envelope), 0));
+  CK_TRY(admit(s, m, i, ck__halo_envelope_bytes(2), 0));
   size_t arrived =
       (size_t)STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT];
   for (int side = 0; side < 2; ++side)

@@ -133,7 +133,8 @@ fail:
 /* The first ghosts: each member's exports, as at a rebuild. */
 static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
   memset(STAGE(m)->incoming, 0, sizeof STAGE(m)->incoming);
-  s->from[PREVIOUS][i].count = s->from[NEXT][i].count = 0;
+  s->halo.members[i].from[PREVIOUS].count = 0;
+  s->halo.members[i].from[NEXT].count = 0;
   return ck__gas_spread_take_exports(s, m, i);
 }
 
@@ -238,7 +239,7 @@ fail:
 
 /* ---- what the run reads -------------------------------------------------- */
 
-/* Member m's own particles as records in m->out[0]: each its id (ids)
+/* Member m's own particles as records in m->records: each its id (ids)
  * and the fields asked for (pairs[q], singles[q] not NULL), in the run's
  * coordinates, from the floats its device gave in read: positions,
  * velocities and forces 2 slots each, then energies and virials. */
@@ -248,7 +249,7 @@ static void write_records(const ck__gas_spread *s, member *m, size_t own,
   int a = s->domain.axis;
   const float *p = read, *v = read + 2 * slots, *f = read + 4 * slots,
               *e = read + 6 * slots, *w = read + 7 * slots;
-  double *record = m->out[0].data;
+  double *record = m->records.data;
   for (size_t k = 0; k < own; ++k) {
     double xy[2];
     ck__domain_to_box(&s->domain, m->place, p[2 * k], p[2 * k + 1], xy);
@@ -282,7 +283,7 @@ typedef struct records_call {
 } records_call;
 
 /* Member i's own particles, the fields asked for read from its device and
- * written as records into its m->out[0] (a phase). */
+ * written as records into its m->records (a phase). */
 static ck_status member_records(void *context, size_t i) {
   ck_status status = CK_OK;
   const records_call *call = context;
@@ -299,7 +300,7 @@ static ck_status member_records(void *context, size_t i) {
       pairs[1] ? read + 2 * slots : NULL, pairs[2] ? read + 4 * slots : NULL,
       singles[0] ? read + 6 * slots : NULL,
       singles[1] ? read + 7 * slots : NULL));
-  CK_TRY(ck__exchange_buffer_hold(&m->out[0], call->fields * sizeof(double),
+  CK_TRY(ck__exchange_buffer_hold(&m->records, call->fields * sizeof(double),
                                   *own));
   write_records(s, m, *own, s->words[i].data, read, slots, pairs, singles);
 fail:
@@ -325,7 +326,7 @@ ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
   records_call call = {s, pairs, singles, fields, counts};
   CK_TRY(ck__engine_each(s->engine, member_records, &call));
   for (size_t i = 0; i < s->run->local; ++i)
-    send[i] = s->members[i].out[0].data;
+    send[i] = s->members[i].records.data;
   CK_TRY(ck__exchange_gather_items(s->run->exchange, fields * sizeof(double),
                                    send, counts, &all, NULL));
   if (all.count != c->particles)

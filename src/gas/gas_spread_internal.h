@@ -12,6 +12,7 @@
 
 #include "framework/domain.h"
 #include "framework/engine.h"
+#include "framework/halo.h"
 #include "framework/spread.h"
 #include "framework/window.h"
 #include "gas/gas_internal.h"
@@ -44,12 +45,7 @@ typedef struct member {
   size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
   uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
   uint64_t bytes;      /* sent to other members */
-  ck__exchange_buffer out[2]; /* what it builds to send (cells, outputs) */
-  /* What pass_both sends each way: sends[side] items at send[side], in
-   * its device state's page-locked memory (ck__gas_member_post,
-   * ck__gas_member_pack) or in out[side]. */
-  const void *send[2];
-  size_t sends[2];
+  ck__exchange_buffer records; /* its particles as the run reads them */
 } member;
 
 /* Member m's link and place along the axis of the exchange's stage in
@@ -100,9 +96,8 @@ struct ck__gas_spread {
   int balancing, measuring;
   double measured_from[CK_SPREAD_MAX_LOCAL];
   uint64_t measured_steps;
-  /* What local member i received: from the previous member, and from the
-   * next. */
-  ck__exchange_buffer from[2][CK_SPREAD_MAX_LOCAL];
+  /* What each local member sends and receives through the host. */
+  ck__halo halo;
   /* Scratch of local member i: words and floats of a message. */
   ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
   /* Copies without the host into local member i from its previous and
