@@ -6,7 +6,8 @@
  * GPUs), each rank offers two buffers of values of its own and reads its
  * neighbours' through the views: by CUDA IPC, or with CLKIT_IPC=0 from
  * mirrors that NCCL fills. A rank that is not ready closes every
- * process's window for good.
+ * process's window for good. A window by IPC alone, to the previous
+ * neighbour alone, opens where IPC goes and reads that neighbour's.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 #endif
 
 /* Each buffer's values: rank r's k-th value in buffer b. */
-static const size_t counts[CK__WINDOW_BUFFERS] = {16, 80};
+static const size_t counts[CK__WINDOW_BUFFERS] = {16, 80, 8};
 
 static double value_of(int rank, int b, size_t k) {
   return 1000.0 * rank + 100.0 * b + (double)k;
@@ -36,9 +37,9 @@ static void none(const ck_spread *spread) {
   static char untouched;
   ck__window *window = (ck__window *)(void *)&untouched;
   CHECK_OK(ck__spread_begin(spread, "cells", &run));
-  CHECK_OK(ck__window_open(&run, 0, &window));
+  CHECK_OK(ck__window_open(&run, 0, 0, &window));
   CHECK(window == NULL);
-  CHECK_OK(ck__window_open(&run, 1, &window));
+  CHECK_OK(ck__window_open(&run, 1, 0, &window));
   CHECK_MSG(window == NULL || ck__exchange_ranks(run.exchange) > 1,
             "a window in one process");
   if (ck__device_shares_between_processes(&run.devices[0]) == 0)
@@ -49,7 +50,8 @@ static void none(const ck_spread *spread) {
 
 #if CK_HAVE_MPI
 /* Each buffer of the rank's offer, made and filled. */
-static void fill(ck_queue *queue, int rank, ck_buffer *buffers[2]) {
+static void fill(ck_queue *queue, int rank,
+                 ck_buffer *buffers[CK__WINDOW_BUFFERS]) {
   for (int b = 0; b < CK__WINDOW_BUFFERS; ++b) {
     float values[80];
     for (size_t k = 0; k < counts[b]; ++k)
@@ -63,33 +65,37 @@ static void fill(ck_queue *queue, int rank, ck_buffer *buffers[2]) {
 /* With mirrors: the rank's buffers sent whole to its next, then to its
  * previous; its previous's, then its next's, received into the views. */
 static void send_whole(ck__spread_run *run, ck_queue *queue,
-                       ck_buffer *buffers[2], const ck__window_view views[2],
+                       ck_buffer *buffers[CK__WINDOW_BUFFERS],
+                       const ck__window_view views[2],
                        const size_t neighbour[2]) {
-  ck__exchange_piece sends[4], receives[4];
+  enum { PIECES = 2 * CK__WINDOW_BUFFERS };
+  ck__exchange_piece sends[PIECES], receives[PIECES];
   void *address = NULL, *stream = NULL;
   int ordinal = 0;
   for (int k = 0; k < 2; ++k)
     for (int b = 0; b < CK__WINDOW_BUFFERS; ++b) {
       size_t bytes = counts[b] * sizeof(float);
       CHECK_OK(ck__queue_lend(queue, buffers[b], &address, &ordinal, &stream));
-      sends[2 * k + b] = (ck__exchange_piece){address, bytes, neighbour[!k]};
-      receives[2 * k + b] = (ck__exchange_piece){
+      size_t at = (size_t)k * CK__WINDOW_BUFFERS + (size_t)b;
+      sends[at] = (ck__exchange_piece){address, bytes, neighbour[!k]};
+      receives[at] = (ck__exchange_piece){
           (void *)(uintptr_t)views[k].address[b], bytes, neighbour[k]};
     }
-  CHECK_OK(ck__exchange_member_swap(run->exchange, 0, stream, sends, 4,
-                                    receives, 4));
+  CHECK_OK(ck__exchange_member_swap(run->exchange, 0, stream, sends, PIECES,
+                                    receives, PIECES));
   CHECK_OK(ck_queue_finish(queue));
 }
 
-/* Every value a neighbour offered, read through its view. */
+/* Every value the neighbours offered (`sides` of them: the previous
+ * first), read through their views. */
 static void read_views(ck_queue *queue, const ck__window_view views[2],
-                       const size_t neighbour[2]) {
+                       const size_t neighbour[2], int sides) {
   void *address = NULL, *stream = NULL;
   int ordinal = 0;
   ck_buffer *any = NULL;
   CHECK_OK(ck_buffer_create(queue, 4, &any));
   CHECK_OK(ck__queue_lend(queue, any, &address, &ordinal, &stream));
-  for (int side = 0; side < 2; ++side)
+  for (int side = 0; side < sides; ++side)
     for (int b = 0; b < CK__WINDOW_BUFFERS; ++b) {
       double got[80];
       CHECK_OK(ck__lent_values_read(
@@ -104,6 +110,42 @@ static void read_views(ck_queue *queue, const ck__window_view views[2],
   ck_buffer_destroy(any);
 }
 
+/* A window by IPC alone, to the previous neighbour alone, on GPUs of
+ * the processes' own, offering two buffers: none with CLKIT_IPC=0. */
+static void previous_only(ck__spread_run *run, ck_queue *queue,
+                          ck_buffer *buffers[CK__WINDOW_BUFFERS], int rank,
+                          const size_t neighbour[2], int mirrored) {
+  ck__window *window = NULL;
+  ck__window_view views[2];
+  int usable = 0;
+  unsigned rules =
+      CK__WINDOW_IPC_ONLY | CK__WINDOW_OWN_GPUS | CK__WINDOW_PREVIOUS_ONLY;
+  CHECK_OK(ck__window_open(run, 1, rules, &window));
+  CHECK_MSG((window == NULL) == mirrored, "rank %d: window %p, mirrored %d",
+            rank, (void *)window, mirrored);
+  if (!window)
+    return;
+  ck__window_offer offer = {.buffers = {buffers[0], buffers[1]},
+                            .generation = 1,
+                            .words = {(uint32_t)rank, 3}};
+  CHECK_OK(ck__window_swap(window, &offer, 1, views, &usable));
+  CHECK(usable == 1 && views[0].words[0] == neighbour[0] &&
+        views[0].words[1] == 3 && views[0].address[2] == 0);
+  CHECK(views[1].address[0] == 0 && views[1].words[0] == 0);
+  double got[16];
+  void *address = NULL, *stream = NULL;
+  int ordinal = 0;
+  CHECK_OK(ck__queue_lend(queue, buffers[0], &address, &ordinal, &stream));
+  CHECK_OK(ck__lent_values_read(ordinal, stream,
+                                (const void *)(uintptr_t)views[0].address[0], 4,
+                                1, got, counts[0]));
+  size_t wrong = 0;
+  for (size_t k = 0; k < counts[0]; ++k)
+    wrong += got[k] != value_of((int)neighbour[0], 0, k);
+  CHECK_MSG(wrong == 0, "rank %d: %zu values wrong", rank, wrong);
+  ck__window_close(window);
+}
+
 /* Over the processes, a GPU each. */
 static void across(const ck_device *device, MPI_Comm *world, int rank,
                    int ranks) {
@@ -112,7 +154,7 @@ static void across(const ck_device *device, MPI_Comm *world, int rank,
   ck__spread_run run;
   ck__window *window = NULL;
   ck_queue *queue = NULL;
-  ck_buffer *buffers[2] = {NULL, NULL};
+  ck_buffer *buffers[CK__WINDOW_BUFFERS] = {NULL, NULL, NULL};
   ck__window_view views[2];
   int usable = 0;
   size_t neighbour[2] = {(size_t)(rank + ranks - 1) % (size_t)ranks,
@@ -120,7 +162,7 @@ static void across(const ck_device *device, MPI_Comm *world, int rank,
   CHECK_OK(ck__spread_begin(&spread, "cells", &run));
   CHECK_OK(ck_queue_create(device, &queue));
   fill(queue, rank, buffers);
-  CHECK_OK(ck__window_open(&run, 1, &window));
+  CHECK_OK(ck__window_open(&run, 1, 0, &window));
   CHECK_MSG(window != NULL, "rank %d: no window", rank);
   if (!window)
     goto done;
@@ -129,7 +171,7 @@ static void across(const ck_device *device, MPI_Comm *world, int rank,
     CHECK_OK(ck__window_connect(window, queue, &usable));
     CHECK_MSG(usable, "rank %d: NCCL does not swap", rank);
   }
-  ck__window_offer offer = {.buffers = {buffers[0], buffers[1]},
+  ck__window_offer offer = {.buffers = {buffers[0], buffers[1], buffers[2]},
                             .generation = 1,
                             .words = {(uint32_t)rank, 7}};
   CHECK_OK(ck__window_swap(window, &offer, 1, views, &usable));
@@ -147,7 +189,7 @@ static void across(const ck_device *device, MPI_Comm *world, int rank,
     for (int side = 0; side < 2; ++side)
       CHECK_OK(ck__window_follow(window, side, queue));
   }
-  read_views(queue, views, neighbour);
+  read_views(queue, views, neighbour, 2);
   /* Offered again, unchanged: the same views. */
   ck__window_view again[2];
   CHECK_OK(ck__window_swap(window, &offer, 1, again, &usable));
@@ -158,8 +200,9 @@ static void across(const ck_device *device, MPI_Comm *world, int rank,
   CHECK_OK(ck__window_swap(window, &offer, 1, views, &usable));
   CHECK(usable == 0);
   ck__window_close(window);
+  previous_only(&run, queue, buffers, rank, neighbour, mirrored);
 done:
-  for (int b = 0; b < 2; ++b)
+  for (int b = 0; b < CK__WINDOW_BUFFERS; ++b)
     ck_buffer_destroy(buffers[b]);
   ck_queue_destroy(queue);
   ck__spread_end(&run);

@@ -27,6 +27,8 @@ typedef struct ticket {
 
 struct ck__window {
   ck__spread_run *run;
+  ck_device device; /* the member's, for closing after the run */
+  int sides;        /* 1: the previous neighbour alone; 2: both */
   int mirrored;
   int closed; /* a swap failed somewhere: nothing opens again */
   /* A queue of the member's device of the window's own: IPC opens on it,
@@ -49,7 +51,8 @@ struct ck__window {
   ck__exchange_buffer received[2];
 };
 
-ck_status ck__window_open(ck__spread_run *run, int able, ck__window **window) {
+ck_status ck__window_open(ck__spread_run *run, int able, unsigned rules,
+                          ck__window **window) {
   ck_status status = CK_OK;
   ck__spread_places places;
   assert(run && run->exchange && window);
@@ -60,7 +63,10 @@ ck_status ck__window_open(ck__spread_run *run, int able, ck__window **window) {
          ck__device_shares_between_processes(&run->devices[0]) &&
          ck__peer_enabled();
   CK_TRY(ck__spread_places_find(run, able, &places));
-  if (!places.able)
+  /* CLKIT_IPC=0: processes of one host go by mirrors too. */
+  int by_ipc = !ck__setting_off("CLKIT_IPC") && places.one_host;
+  if (!places.able || ((rules & CK__WINDOW_IPC_ONLY) && !by_ipc) ||
+      ((rules & CK__WINDOW_OWN_GPUS) && !places.own_gpus))
     return CK_OK;
   ck__window *w = calloc(1, sizeof *w);
   ck_status made =
@@ -73,8 +79,9 @@ ck_status ck__window_open(ck__spread_run *run, int able, ck__window **window) {
     return status;
   }
   w->run = run;
-  /* CLKIT_IPC=0: processes of one host go by mirrors too. */
-  w->mirrored = ck__setting_off("CLKIT_IPC") || !places.one_host;
+  w->device = run->devices[0];
+  w->sides = rules & CK__WINDOW_PREVIOUS_ONLY ? 1 : 2;
+  w->mirrored = !by_ipc;
   *window = w;
 fail:
   return status;
@@ -132,10 +139,11 @@ fail:
 
 /* What this process opened of a neighbour's (side's), closed. */
 static void close_side(ck__window *w, int side) {
-  const ck_device *device = &w->run->devices[0];
+  const ck_device *device = &w->device;
   if (!w->from[side].alias) {
     for (int k = 0; k < CK__WINDOW_BUFFERS; ++k)
-      ck__ipc_buffer_close(device, w->from[side].address[k]);
+      if (w->from[side].address[k])
+        ck__ipc_buffer_close(device, w->from[side].address[k]);
     ck__ipc_event_close(w->from[side].mark);
   }
   memset(&w->from[side], 0, sizeof w->from[side]);
@@ -152,7 +160,7 @@ static ck_status make_ticket(ck__window *w, const ck__window_offer *offer,
   if (!w->mirrored && !w->mark)
     CK_TRY(ck__ipc_event_make(w->queue, &w->mark, w->mark_handle));
   memcpy(mine->mark, w->mark_handle, sizeof mine->mark);
-  for (int k = 0; k < CK__WINDOW_BUFFERS; ++k) {
+  for (int k = 0; k < CK__WINDOW_BUFFERS && offer->buffers[k]; ++k) {
     size_t bytes = 0;
     CK_TRY(ck_buffer_get_size(offer->buffers[k], &bytes));
     mine->bytes[k] = bytes;
@@ -170,7 +178,7 @@ static ck_status open_side(ck__window *w, int side, const ticket *t) {
   if (t->generation == w->from[side].generation)
     return CK_OK;
   close_side(w, side);
-  for (int k = 0; k < CK__WINDOW_BUFFERS; ++k)
+  for (int k = 0; k < CK__WINDOW_BUFFERS && t->bytes[k]; ++k)
     CK_TRY(ck__ipc_buffer_open(w->queue, t->handles[k],
                                &w->from[side].address[k]));
   CK_TRY(ck__ipc_event_open(w->queue, t->mark, &w->from[side].mark));
@@ -184,7 +192,7 @@ fail:
 static ck_status mirror_side(ck__window *w, int side, const ticket *t,
                              uint64_t address[CK__WINDOW_BUFFERS]) {
   ck_status status = CK_OK;
-  for (int k = 0; k < CK__WINDOW_BUFFERS; ++k) {
+  for (int k = 0; k < CK__WINDOW_BUFFERS && t->bytes[k]; ++k) {
     void *at = NULL, *stream = NULL;
     int ordinal = 0;
     if (!w->mirror[side][k] || w->mirror_bytes[side][k] < t->bytes[k]) {
@@ -208,7 +216,7 @@ fail:
 static ck_status swap_tickets(ck__window *w, const ticket *mine,
                               ticket from[2]) {
   ck_status status = CK_OK;
-  for (int side = 0; side < 2; ++side) {
+  for (int side = 0; side < w->sides; ++side) {
     const void *send[1] = {mine};
     size_t counts[1] = {1};
     ck__exchange_buffer *in = &w->received[side];
@@ -230,16 +238,18 @@ ck_status ck__window_swap(ck__window *w, const ck__window_offer *offer,
   size_t neighbour[2];
   assert(w && offer && views && usable);
   *usable = 0;
+  memset(views, 0, 2 * sizeof *views);
   made = ready && !w->closed ? make_ticket(w, offer, &mine)
                              : ck__fail(CK_ERROR_UNSUPPORTED, "not ready");
   if (made != CK_OK)
     memset(&mine, 0, sizeof mine);
   mine.failed = made != CK_OK;
+  memset(from, 0, sizeof from);
   CK_TRY(swap_tickets(w, &mine, from));
   neighbours(w, neighbour);
   int same = ck__exchange_rank_of(w->run->exchange, neighbour[PREVIOUS]) ==
              ck__exchange_rank_of(w->run->exchange, neighbour[NEXT]);
-  for (int side = 0; side < 2 && made == CK_OK; ++side) {
+  for (int side = 0; side < w->sides && made == CK_OK; ++side) {
     memcpy(views[side].words, from[side].words, sizeof views[side].words);
     if (from[side].failed) {
       made = CK_ERROR_DEVICE;

@@ -15,15 +15,28 @@
 
 #include "framework/spread.h"
 
-#define CK__WINDOW_BUFFERS 2
+#define CK__WINDOW_BUFFERS 3
 #define CK__WINDOW_WORDS 2
+
+/* What a window's caller asks of the processes (ck__window_open's
+ * rules), any together:
+ * - IPC_ONLY: by CUDA IPC alone: no window where the processes are on
+ *   several hosts (or CLKIT_IPC=0);
+ * - OWN_GPUS: no two processes on one GPU (kernels that wait on each
+ *   other's could hold the blocks the other needs);
+ * - PREVIOUS_ONLY: each member reads its previous neighbour alone. */
+enum {
+  CK__WINDOW_IPC_ONLY = 1,
+  CK__WINDOW_OWN_GPUS = 2,
+  CK__WINDOW_PREVIOUS_ONLY = 4
+};
 
 typedef struct ck__window ck__window;
 
 /* What a member offers its neighbours: its buffers (the caller's, which
- * stay so), their generation (one more each time any of them is made
- * again: a neighbour opens them again then), and words of the caller's
- * that cross as they are. */
+ * stay so; NULL past the last it offers), their generation (one more each time
+ * any of them is made again: a neighbour opens them again then), and words of
+ * the caller's that cross as they are. */
 typedef struct ck__window_offer {
   ck_buffer *buffers[CK__WINDOW_BUFFERS];
   uint64_t generation;
@@ -31,7 +44,8 @@ typedef struct ck__window_offer {
 } ck__window_offer;
 
 /* What a neighbour's offer gives this member: the address at which its
- * kernels read each buffer (opened, or its mirror), and the words. */
+ * kernels read each buffer (opened, or its mirror; 0: none), and the
+ * words. With PREVIOUS_ONLY, the next neighbour's view stays zero. */
 typedef struct ck__window_view {
   uint64_t address[CK__WINDOW_BUFFERS];
   uint32_t words[CK__WINDOW_WORDS];
@@ -41,10 +55,12 @@ typedef struct ck__window_view {
  * Opens the run's windows into *window (the caller's: ck__window_close),
  * or sets it NULL where they cannot go: one process, a process with
  * more than one member, `able` 0 on any process (the caller's say), a
- * device that shares nothing between processes, or CLKIT_PEER=0.
- * Collective. Errors: the exchange's, CK_ERROR_OUT_OF_MEMORY.
+ * device that shares nothing between processes, CLKIT_PEER=0, or what
+ * the rules (CK__WINDOW_*) ask not given. Collective. Errors: the
+ * exchange's, CK_ERROR_OUT_OF_MEMORY.
  */
-ck_status ck__window_open(ck__spread_run *run, int able, ck__window **window);
+ck_status ck__window_open(ck__spread_run *run, int able, unsigned rules,
+                          ck__window **window);
 /* 1 where the window's views are mirrors that the caller fills. */
 int ck__window_mirrored(const ck__window *window);
 

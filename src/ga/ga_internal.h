@@ -15,6 +15,7 @@
 #include "clkit/ga.h"
 #include "framework/engine.h"
 #include "framework/spread.h"
+#include "framework/window.h"
 #include "objectives/problem.h"
 #include "runtime/runtime.h"
 
@@ -377,9 +378,9 @@ struct ck__ga_spread {
    * go through them, and the packs are unused. */
   ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
   int on_devices;
-  /* Between processes: the previous member's counts, relay and relay
-   * fitness, opened here (CUDA IPC), to close. */
-  uint64_t opened[3];
+  /* Between processes: the window through which each member reads its
+   * previous member's counts, relay and relay fitness (CUDA IPC). */
+  ck__window *window;
   unsigned char *gathered; /* random: every member's pack */
   /* The round the members make: its generations, and whether a
    * migration follows them. */

@@ -295,87 +295,49 @@ fail:
   return status;
 }
 
-/* Between processes (collective): whether the members' launches may
- * cross GPUs, each process holding one CUDA member on a GPU of its own,
- * all on one host (CUDA IPC), with neither CLKIT_PEER nor CLKIT_IPC 0. */
-static ck_status across_processes_wanted(ck__ga_spread *spread, int *wanted) {
-  ck__spread_run *run = ck__engine_run(spread->engine);
-  int able = run->local == 1 &&
-             ck__device_shares_between_processes(&run->devices[0]) &&
-             spread->ring && spread->crossing && ck__peer_enabled() &&
-             !ck__setting_off("CLKIT_IPC");
-  ck__spread_places places;
-  ck_status status = ck__spread_places_find(run, able, &places);
-  *wanted =
-      status == CK_OK && places.able && places.one_host && places.own_gpus;
-  return status;
-}
-
-/* What a process's member hands to the next (CUDA IPC): its counts',
- * relay's and relay fitness's handles, and its islands. */
-typedef struct across_ticket {
-  unsigned char handles[3][CK__IPC_HANDLE_BYTES];
-  uint64_t islands;
-  uint32_t failed, unused;
-} across_ticket;
-
 /* Between processes, once the members are set up (collective): each
- * opens its previous member's buffers; *span, the rounds' span: their
- * launches' where every member could, else 1. */
+ * opens its previous member's counts, relay and relay fitness through
+ * the window (framework/window.h), its islands a word of its offer;
+ * *span, the rounds' span: their launches' where every member could,
+ * else 1. */
 static ck_status open_across(ck__ga_spread *spread, uint32_t *span) {
-  ck_status status = CK_OK, made = CK_OK;
-  ck__spread_run *run = ck__engine_run(spread->engine);
+  ck_status status = CK_OK;
   ga_state *state = &spread->members[0].ga->state;
-  ck_buffer *buffers[3] = {state->native_crossed, state->native_relay,
-                           state->native_relay_fitness};
-  across_ticket mine, from;
-  memset(&mine, 0, sizeof mine);
-  memset(&from, 0, sizeof from);
-  if (!state->across)
-    made = CK_ERROR_UNSUPPORTED;
-  for (int k = 0; k < 3 && made == CK_OK; ++k)
-    made = ck__ipc_buffer_handle(buffers[k], mine.handles[k]);
-  mine.islands = state->islands;
-  mine.failed = made != CK_OK;
-  const void *send[1] = {&mine};
-  void *receive[1] = {&from};
-  CK_TRY(ck__exchange_ring(run->exchange, send, receive, sizeof mine));
-  if (made == CK_OK && from.failed)
-    made = CK_ERROR_UNSUPPORTED;
-  for (int k = 0; k < 3 && made == CK_OK; ++k)
-    made =
-        ck__ipc_buffer_open(state->queue, from.handles[k], &spread->opened[k]);
-  if (made == CK_OK)
-    point_at_previous(state, spread->opened[0], spread->opened[1],
-                      spread->opened[2], from.islands);
+  ck__window_offer offer = {.buffers = {state->native_crossed,
+                                        state->native_relay,
+                                        state->native_relay_fitness},
+                            .generation = 1,
+                            .words = {state->islands}};
+  ck__window_view views[2];
+  int usable = 0;
+  CK_TRY(
+      ck__window_swap(spread->window, &offer, state->across, views, &usable));
+  const ck__window_view *from = &views[0];
+  if (usable)
+    point_at_previous(state, from->address[0], from->address[1],
+                      from->address[2], from->words[0]);
   /* Where any process could not, every round stops at each migration. */
-  double failed = made != CK_OK, any = 0;
-  const double *rows[1] = {&failed};
-  CK_TRY(ck__exchange_sum(run->exchange, rows, &any, 1));
-  *span = any > 0 ? 1 : state->span_segments;
+  *span = usable ? state->span_segments : 1;
 fail:
   return status;
-}
-
-static void close_across(ck__ga_spread *spread) {
-  for (int k = 0; k < 3; ++k)
-    if (spread->opened[k]) {
-      ck__ipc_buffer_close(&ck__engine_run(spread->engine)->devices[0],
-                           spread->opened[k]);
-      spread->opened[k] = 0;
-    }
 }
 
 ck_status ck__ga_spread_connect_devices(ck__ga_spread *spread) {
   ck_status status = CK_OK;
   CK_TRY(ck__engine_agree(spread->engine, open_peers(spread)));
-  int between =
-          ck__exchange_ranks(ck__engine_run(spread->engine)->exchange) > 1,
-      across = 0;
-  if (between)
-    CK_TRY(across_processes_wanted(spread, &across));
-  else
+  ck__spread_run *run = ck__engine_run(spread->engine);
+  int across = 0;
+  /* Between processes: one CUDA member each, on GPUs of their own, all
+   * on one host (CUDA IPC). */
+  if (ck__exchange_ranks(run->exchange) > 1) {
+    CK_TRY(ck__window_open(run, spread->ring && spread->crossing,
+                           CK__WINDOW_IPC_ONLY | CK__WINDOW_OWN_GPUS |
+                               CK__WINDOW_PREVIOUS_ONLY,
+                           &spread->window));
+    across = spread->window != NULL;
+  } else {
     across = wants_across(spread);
+  }
   for (size_t i = 0; across && i < spread->local; ++i)
     spread->members[i].ga->state.across_wanted = 1;
 fail:
@@ -387,14 +349,12 @@ ck_status ck__ga_spread_wire(ck__ga_spread *spread, uint32_t *span) {
    * at each migration. */
   *span = 1;
   if (ck__exchange_ranks(ck__engine_run(spread->engine)->exchange) > 1)
-    return spread->members[0].ga->state.across_wanted
-               ? open_across(spread, span)
-               : CK_OK;
+    return spread->window ? open_across(spread, span) : CK_OK;
   return ck__engine_agree(spread->engine, wire_across(spread, span));
 }
 
 void ck__ga_spread_unwire(ck__ga_spread *spread) {
   ck__spread_peers_close(spread->peers);
-  if (spread->engine)
-    close_across(spread);
+  ck__window_close(spread->window);
+  spread->window = NULL;
 }

@@ -46,7 +46,7 @@
 ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
   ck_status status = CK_OK;
   int able = s->config.neighbors == CK_GAS_CELLS && s->domain.stages == 1;
-  CK_TRY(ck__window_open(s->run, able, &s->window));
+  CK_TRY(ck__window_open(s->run, able, 0, &s->window));
   s->between = s->window != NULL;
   s->by_nccl = s->window && ck__window_mirrored(s->window);
 fail:
