@@ -126,9 +126,15 @@ static void places_agree(const ck__domain *d) {
         const ck__domain_place *q = &places[n][a];
         CHECK(n < d->members && q->neighbour[!side] == m);
         CHECK(p->border[CK__DOMAIN_PREVIOUS] < p->border[CK__DOMAIN_NEXT]);
-        CHECK(fabs(p->border[CK__DOMAIN_NEXT] - p->border[CK__DOMAIN_PREVIOUS] -
-                   (p->hi - p->lo)) < 1e-9 ||
-              d->walls);
+        /* Borders that are both finite lie the slab's width apart (a wall
+         * puts one at CK__DOMAIN_NO_BORDER). */
+        double lower = p->border[CK__DOMAIN_PREVIOUS],
+               upper = p->border[CK__DOMAIN_NEXT];
+        if (fabs(lower) < CK__DOMAIN_NO_BORDER &&
+            fabs(upper) < CK__DOMAIN_NO_BORDER)
+          CHECK_MSG(fabs(upper - lower - (p->hi - p->lo)) < 1e-9,
+                    "member %zu axis %d: borders %g %g, slab %g %g", m, a,
+                    lower, upper, p->lo, p->hi);
         if (fabs(p->border[side]) >= CK__DOMAIN_NO_BORDER)
           continue; /* a wall: no one past it */
         double local[2] = {0.5 * places[m][0].side, 0.5 * places[m][1].side};

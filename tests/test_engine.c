@@ -652,6 +652,38 @@ static void measures(void) {
   ck__engine_destroy(engine);
 }
 
+/* A row a member (ck__engine_sum_each): its index + 1 and ten times
+ * that, or a failure on the member asked. */
+static ck_status fill_row(void *context, size_t i, double *row) {
+  const size_t *failing = context;
+  if (i == *failing)
+    return ck__fail(CK_ERROR_DEVICE, "no row from member %zu", i);
+  row[0] = (double)(i + 1);
+  row[1] = 10.0 * (double)(i + 1);
+  return CK_OK;
+}
+
+/* Every member's row summed, and a member's failure agreed. */
+static void sums(void) {
+  toy t;
+  ck__engine *engine = NULL;
+  ck__engine_kind kind = toy_kind(LOCAL);
+  ck_spread three = {.devices = devices, .device_count = 3};
+  size_t failing = SIZE_MAX;
+  double total[2] = {0, 0};
+  toy_init(&t, LOCAL);
+  CHECK_OK(ck__engine_create(&kind, &t, &three, CELLS, &engine));
+  CHECK_OK(ck__engine_sum_each(engine, fill_row, &failing, 2, total));
+  CHECK_MSG(total[0] == 6 && total[1] == 60, "%g %g", total[0], total[1]);
+  failing = 1;
+  CHECK(ck__engine_sum_each(engine, fill_row, &failing, 2, total) ==
+        CK_ERROR_DEVICE);
+  CHECK_MSG(strcmp(last_message(),
+                   "member 1 (ref1) failed: no row from member 1") == 0,
+            "\"%s\"", last_message());
+  ck__engine_destroy(engine);
+}
+
 /* The first failure ends the run on every member, with its message;
  * a member alone's message is its own. */
 static void failures(void) {
@@ -757,5 +789,6 @@ int main(int argc, char **argv) {
   failures();
   cuts();
   measures();
+  sums();
   return CHECK_DONE();
 }

@@ -89,6 +89,41 @@ ck_status ck__engine_each(ck__engine *engine,
   return status;
 }
 
+/* A sum's phase: the workload's fill, into member i's row. */
+typedef struct sum_call {
+  ck_status (*fill)(void *context, size_t i, double *row);
+  void *context;
+  double *rows;
+  size_t count;
+} sum_call;
+
+static ck_status fill_row(void *context, size_t i) {
+  const sum_call *call = context;
+  return call->fill(call->context, i, call->rows + i * call->count);
+}
+
+ck_status ck__engine_sum_each(ck__engine *engine,
+                              ck_status (*fill)(void *context, size_t i,
+                                                double *row),
+                              void *context, size_t count, double *sums) {
+  ck_status status = CK_OK;
+  assert(engine && fill && sums && count > 0);
+  size_t local = engine->run.local;
+  sum_call call = {fill, context, calloc(local * count, sizeof(double)), count};
+  const double *rows[CK_SPREAD_MAX_LOCAL];
+  CK_TRY(ck__engine_agree(
+      engine, call.rows ? CK_OK
+                        : ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                                   "out of host memory for %zu sums", count)));
+  CK_TRY(ck__engine_each(engine, fill_row, &call));
+  for (size_t i = 0; i < local; ++i)
+    rows[i] = call.rows + i * count;
+  CK_TRY(ck__exchange_sum(engine->run.exchange, rows, sums, count));
+fail:
+  free(call.rows);
+  return status;
+}
+
 static ck_status allocate_phase(void *context, size_t i) {
   ck__engine *engine = context;
   assert(i < engine->run.local && engine->local[i].index == i);

@@ -240,6 +240,18 @@ ck_status ck__engine_each(ck__engine *engine,
                           ck_status (*fn)(void *context, size_t i),
                           void *context);
 
+/*
+ * A phase that fills a row of `count` doubles on every local member at
+ * once (fill(context, i, row), as ck__engine_each runs it), then sums
+ * every member's rows into sums (count doubles) on every process, local
+ * members in their order. Collective. Errors: a member's (agreed), the
+ * exchange's, CK_ERROR_OUT_OF_MEMORY.
+ */
+ck_status ck__engine_sum_each(ck__engine *engine,
+                              ck_status (*fill)(void *context, size_t i,
+                                                double *row),
+                              void *context, size_t count, double *sums);
+
 /* A failure of the calling thread (CK_OK: none), agreed over every
  * process, so that none waits on one that stopped. Collective. */
 ck_status ck__engine_agree(ck__engine *engine, ck_status status);

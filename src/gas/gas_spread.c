@@ -455,33 +455,31 @@ static ck_status unpack_and_forces(ck__gas_spread *s, member *m, size_t i) {
 /* A member's sums of ck__gas_steps.reduce and its overflow flag, and
  * with phase_census its census too (a phase: the members wait for their
  * devices at once). */
-static ck_status observe_member(ck__gas_spread *s, member *m, size_t i) {
+static ck_status observe_member(void *context, size_t i, double *row) {
   ck_status status = CK_OK;
+  ck__gas_spread *s = context;
+  member *m = &s->members[i];
   uint32_t overflow = 0;
   if (s->phase_census)
     CK_TRY(ck__gas_member_census(m->gas, s->census_of[i]));
-  CK_TRY(ck__gas_member_sums(m->gas, s->sums_of[i], &overflow));
-  s->sums_of[i][5] = overflow;
+  CK_TRY(ck__gas_member_sums(m->gas, row, &overflow));
+  row[5] = overflow;
 fail:
   return status;
 }
 
 /* Every member's sums (observe_member), summed over all members; with
- * census 1, every member's census checked first. */
+ * census 1, every member's census checked too. */
 static ck_status all_sums(ck__gas_spread *s, int census, double sums[6]) {
   ck_status status = CK_OK;
-  const double *rows[CK_SPREAD_MAX_LOCAL];
   /* A whole box's sums are its gas's own (ck__gas_alone). */
   assert(!s->whole);
   s->phase_census = census;
-  CK_TRY(ck__gas_spread_each(s, observe_member));
+  CK_TRY(ck__engine_sum_each(s->engine, observe_member, s, 6, sums));
   /* A particle lost, doubled or given another id at a border is never
    * silent. */
   if (s->phase_census)
     CK_TRY(ck__engine_census(s->engine, s->census_of, s->census));
-  for (size_t i = 0; i < s->run->local; ++i)
-    rows[i] = s->sums_of[i];
-  CK_TRY(ck__exchange_sum(s->run->exchange, rows, sums, 6));
 fail:
   return status;
 }

@@ -350,47 +350,40 @@ fail:
   return status;
 }
 
-/* An RDF's bins, each member's counts as doubles in sums (a phase). */
+/* An RDF's bins, each member's counts as doubles in its row (a phase):
+ * its pairs, its own particles' with every particle it holds. */
 typedef struct rdf_call {
   ck__gas_spread *spread;
   size_t bins;
   double range;
-  uint64_t *mine;
-  double *sums;
 } rdf_call;
 
-static ck_status member_rdf(void *context, size_t i) {
+static ck_status member_rdf(void *context, size_t i, double *row) {
   const rdf_call *call = context;
-  size_t bins = call->bins;
-  uint64_t *mine = call->mine + i * bins;
+  uint64_t *mine = calloc(call->bins, sizeof *mine);
   ck_status status =
-      ck__gas_member_rdf(call->spread->members[i].gas, bins, call->range, mine);
-  for (size_t b = 0; b < bins; ++b)
-    call->sums[i * bins + b] = (double)mine[b];
+      mine ? ck__gas_member_rdf(call->spread->members[i].gas, call->bins,
+                                call->range, mine)
+           : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for the RDF");
+  for (size_t b = 0; mine && b < call->bins; ++b)
+    row[b] = (double)mine[b];
+  free(mine);
   return status;
 }
 
 ck_status ck__gas_spread_rdf(ck__gas_spread *s, size_t bins, double range,
                              uint64_t *counts) {
   ck_status status = CK_OK;
-  size_t local = s->run->local;
-  uint64_t *mine = calloc(local * bins, sizeof *mine);
-  double *sums = calloc((local + 1) * bins, sizeof *sums);
-  const double *rows[CK_SPREAD_MAX_LOCAL];
+  rdf_call call = {s, bins, range};
+  double *total = calloc(bins, sizeof *total);
   CK_TRY(ck__gas_spread_agree(
-      s, mine && sums ? CK_OK
-                      : ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                                 "out of host memory for the RDF")));
-  rdf_call call = {s, bins, range, mine, sums};
-  CK_TRY(ck__engine_each(s->engine, member_rdf, &call));
-  for (size_t i = 0; i < local; ++i)
-    rows[i] = sums + i * bins;
-  double *total = sums + local * bins;
-  CK_TRY(ck__exchange_sum(s->run->exchange, rows, total, bins));
+      s, total ? CK_OK
+               : ck__fail(CK_ERROR_OUT_OF_MEMORY,
+                          "out of host memory for the RDF")));
+  CK_TRY(ck__engine_sum_each(s->engine, member_rdf, &call, bins, total));
   for (size_t b = 0; b < bins; ++b)
     counts[b] += (uint64_t)total[b];
 fail:
-  free(mine);
-  free(sums);
+  free(total);
   return status;
 }

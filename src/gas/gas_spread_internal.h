@@ -136,10 +136,9 @@ struct ck__gas_spread {
   uint64_t generation;
   /* The entries of each leavers region that NCCL sends (leavers_room). */
   uint32_t leavers_sent;
-  /* Each local member's census and sums, as observe_member read them. */
+  /* Each local member's census, as observe_member read it. */
   int phase_census;
   uint64_t census_of[CK_SPREAD_MAX_LOCAL][3];
-  double sums_of[CK_SPREAD_MAX_LOCAL][6];
 };
 
 /* ---- what the spread's C files share ----------------------------------- */
