@@ -258,12 +258,6 @@ int ck__parse_whole(const char *begin, const char *end, long long minimum,
 int ck__parse_two_fields(const char *text, const char *prefix,
                          const char **first, const char **second);
 
-/* Reads an integer option in [minimum, maximum], or the fallback. */
-ck_status ck__param_integer(const ck_param *params, size_t count,
-                            const char *name, long long fallback,
-                            long long minimum, long long maximum,
-                            long long *value);
-
 /* Reads a real option in [minimum, maximum], or the fallback. */
 ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
                          double fallback, double minimum, double maximum,
@@ -295,11 +289,6 @@ uint64_t ck__options_reads(void);
 ck_status ck__fail_word(const char *option, const char *config,
                         const ck__field *field, const char *text,
                         size_t length);
-
-/* The option of options that sets field `name` of struct `config` (as its
- * field, or among what its read sets), or NULL. */
-const ck__option *ck__option_of_field(const ck__option *options,
-                                      const char *config, const char *name);
 
 /* Where the last failure's message begins with "CONFIG.FIELD: " for a
  * field an option of options sets, puts "option --NAME: " before it (the

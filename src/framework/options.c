@@ -163,28 +163,6 @@ int ck__parse_whole(const char *begin, const char *end, long long minimum,
   return 1;
 }
 
-ck_status ck__param_integer(const ck_param *params, size_t count,
-                            const char *name, long long fallback,
-                            long long minimum, long long maximum,
-                            long long *value) {
-  assert(name && value);
-  const char *text = ck__param_find(params, count, name);
-  if (!text) {
-    *value = fallback;
-    return CK_OK;
-  }
-  int read =
-      ck__parse_whole(text, text + strlen(text), minimum, maximum, value);
-  if (read == 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: '%s' is not a whole number", name, text);
-  if (read < 0)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "option --%s: %s is outside [%lld, %lld]", name, text,
-                    minimum, maximum);
-  return CK_OK;
-}
-
 ck_status ck__param_real(const ck_param *params, size_t count, const char *name,
                          double fallback, double minimum, double maximum,
                          double *value) {
@@ -332,12 +310,6 @@ static const ck__option *option_of_field(const ck__option *options,
       return option;
   }
   return NULL;
-}
-
-const ck__option *ck__option_of_field(const ck__option *options,
-                                      const char *config, const char *name) {
-  assert(options && config && name);
-  return option_of_field(options, config, strlen(config), name, strlen(name));
 }
 
 ck_status ck__option_name_field(const ck__option *options, ck_status status) {
