@@ -13,10 +13,9 @@
 #include "framework/domain.h"
 #include "framework/spread.h"
 
-/* A side of a message: toward (or from) a member's previous neighbour
- * along the stage's axis, or its next (CK__DOMAIN_PREVIOUS, _NEXT). */
-
-/* What a local member sends and receives. */
+/* What a local member sends and receives, indexed by side: toward (or
+ * from) its previous neighbour along the stage's axis, or its next
+ * (CK__DOMAIN_PREVIOUS, CK__DOMAIN_NEXT). */
 typedef struct ck__halo_member {
   const void *send[2]; /* toward each side: sends[side] items (the caller's) */
   size_t sends[2];
