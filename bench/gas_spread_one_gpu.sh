@@ -5,7 +5,8 @@
 #           neighbour modes. One member holds the whole box and
 #           exchanges nothing: its rate should match alone's.
 #   peer    how the members' messages travel, in both neighbour modes:
-#           through host memory (CLKIT_PEER=0) or device to device, for
+#           through host memory (CLKIT_PEER=0) or device to device (cell
+#           lists; Verlet lists' go through the host either way), for
 #           one member (the whole box: nothing crosses) and for two
 #           (DEVICE given twice, equal slabs).
 #

@@ -565,16 +565,15 @@ ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
  * counts[side] a side, packed on the device as the receiver appends
  * them (ghost 1: as ghosts, also kept as the stage's sides to find the
  * exports after the sort), shift[side] added along the stage's axis.
- * With out not NULL each side's is read into the member's page-locked
- * memory (one read a side, one wait), at out[side] (NULL where none)
- * until its next read there; else it stays on the device for
- * ck__gas_member_forward. */
+ * Each side's is read into the member's page-locked memory (one read a
+ * side, one wait), at out[side] (NULL where none) until its next read
+ * there. */
 ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], int ghost, int stage,
                               const void *out[2]);
 /* Queues copies, device to device through peer, of what the sender
- * left on its device for `side` (ck__gas_member_post with out NULL, or a
- * cells-mode step out with entries 0) into the receiver's packed inbox,
+ * left on its device for `side` (a cells-mode step out with entries 0,
+ * ck__gas_member_leave) into the receiver's packed inbox,
  * where ck__gas_member_admit (in NULL) reads the entries from `from` (0:
  * its previous member, 1: its next): migrants[from] migrants and
  * ghosts[from] ghosts of the migrants[2] and ghosts[2] it admits.
@@ -639,10 +638,8 @@ ck_status ck__gas_member_drift(ck_gas *member);
 /* Between rebuilds: the exports' positions of a stage (counts[side] a
  * side, shift[side] added along its axis), 2 floats each, and its flags
  * (a rebuild due, a list overflowed, a ghost or export not found), read
- * together. With out not NULL each side's positions are read into the
- * member's page-locked memory, at out[side] (NULL where none) until its
- * next read there; with out NULL they stay packed on the device, for
- * ck__gas_member_send. */
+ * together: each side's positions into the member's page-locked memory,
+ * at out[side] (NULL where none) until its next read there. */
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], int stage,
                               const void *out[2], uint32_t flags[3]);
@@ -650,16 +647,10 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
  * previous member, then counts[1] from the next, 2 floats each, as the
  * ghosts from `base` (stage 1's follow stage 0's), from positions[side]
  * (copied into the member's page-locked staging, then one write without
- * a wait); positions NULL: those ck__gas_member_send queued. */
+ * a wait). */
 ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
                                 const size_t counts[2],
                                 const void *const positions[2]);
-/* Queues a copy, device to device through peer, of the count positions
- * the sender packed for `side` (ck__gas_member_pack, out NULL) into the
- * receiver's ghosts from its `first` (as ck__gas_member_unpack numbers
- * them). Ordered against both members' queues; neither host waits. */
-ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
-                              ck_gas *receiver, size_t first, ck__peer *peer);
 /* Forces, and the kick of step kick_step (0: none): of every slot (part
  * 0), or of the interior (part 1) or border (part 2) slots of a Verlet
  * member, as ck__gas_member_parts marked them; part 1 then part 2 make

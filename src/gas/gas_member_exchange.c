@@ -1,9 +1,10 @@
 /*
  * gas_member_exchange.c - what crosses between spread members, on a
  * member's side (ck_gas.h's spread members): slots appended, a rebuild's
- * messages selected, posted, forwarded and admitted, the sort after it,
- * a cells-mode member's step out, and the exports' positions packed and
- * unpacked between rebuilds. The buffers are gas_member.c's.
+ * messages selected, posted and admitted, the sort after it, a
+ * cells-mode member's step out (forwarded device to device, or
+ * admitted), and the exports' positions packed and unpacked between
+ * rebuilds. The buffers are gas_member.c's.
  */
 #include <assert.h>
 #include <string.h>
@@ -134,10 +135,8 @@ ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
           state, (uint32_t)side * capacity, counts[side], shift[side], ghost,
           word, ghost ? ck_gas_kept_at(2 * stage + side, capacity) : 0, stage));
   }
-  if (out) {
-    CK_TRY(read_sides(state, state->out_packed, at, bytes, out));
-    CK_TRY(ck_queue_finish(state->queue));
-  }
+  CK_TRY(read_sides(state, state->out_packed, at, bytes, out));
+  CK_TRY(ck_queue_finish(state->queue));
 fail:
   return status;
 }
@@ -160,11 +159,10 @@ ck_status ck__gas_member_forward(ck_gas *sender, int side, ck_gas *receiver,
   gas_state *out = &sender->state, *in = &receiver->state;
   uint32_t capacity = out->message_capacity;
   /* A cells-mode step out puts its exports where a rebuild keeps its
-   * own (ck_gas_member_put); a rebuild posts either kind as a message. */
-  int cells = out->neighbors == CK_GAS_CELLS;
+   * own (ck_gas_member_put). */
+  assert(out->neighbors == CK_GAS_CELLS);
   size_t source[2] = {ck_gas_message_at(side, capacity),
-                      cells ? ck_gas_kept_at(side, capacity)
-                            : ck_gas_message_at(side, capacity)};
+                      ck_gas_kept_at(side, capacity)};
   uint32_t counts[2] = {migrants[from], ghosts[from]};
   for (int kind = 0; kind < 2; ++kind)
     if (counts[kind] > 0)
@@ -436,8 +434,7 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
       CK_TRY(
           member->steps->gather(state, base, counts[side], shift[side], stage));
   }
-  if (out)
-    CK_TRY(read_sides(state, state->out_real, at, bytes, out));
+  CK_TRY(read_sides(state, state->out_real, at, bytes, out));
   CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, flags,
                         CK_NONBLOCKING, NULL));
   CK_TRY(ck_queue_finish(state->queue));
@@ -451,22 +448,12 @@ ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   size_t count = counts[0] + counts[1];
+  size_t sizes[2] = {8 * counts[0], 8 * counts[1]};
   if (count == 0)
     return CK_OK;
-  if (positions) {
-    size_t sizes[2] = {8 * counts[0], 8 * counts[1]};
-    CK_TRY(ck__staging_write(&state->staging, state->queue, state->in_real, 0,
-                             2, positions, sizes));
-  }
+  CK_TRY(ck__staging_write(&state->staging, state->queue, state->in_real, 0, 2,
+                           positions, sizes));
   CK_TRY(member->steps->unpack(state, (uint32_t)base, (uint32_t)count));
 fail:
   return status;
-}
-
-ck_status ck__gas_member_send(ck_gas *sender, int side, uint32_t count,
-                              ck_gas *receiver, size_t first, ck__peer *peer) {
-  gas_state *from = &sender->state, *to = &receiver->state;
-  size_t base = (size_t)side * from->message_capacity;
-  return ck__peer_copy(peer, to->queue, to->in_real, first * 8, from->queue,
-                       from->out_real, base * 8, (size_t)count * 8);
 }

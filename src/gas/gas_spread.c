@@ -13,10 +13,11 @@
  * appended on the devices; between rebuilds only the ghosts' positions
  * cross, from the slots found at the rebuild. In cells mode members
  * exchange migrants and ghosts every step, packed and appended on the
- * devices too, keeping leavers as ghosts until their next sort. All of
- * it crosses device to device where every member is a CUDA device of one
- * process (ck__peer_copy), the host reading counts alone; else through
- * host memory and the exchange (framework/halo.h). There a member reads
+ * devices too, keeping leavers as ghosts until their next sort. Cells
+ * mode's cross device to device where every member is a CUDA device of
+ * one process (ck__peer_copy), the host reading counts alone. Verlet
+ * mode's, and every other, go through host memory and the exchange
+ * (framework/halo.h). There a member reads
  * what it sends into its page-locked memory (ck__host_alloc); the
  * exchange sends from there (cells mode from a copy in an envelope). A
  * member copies what it receives into its page-locked staging once, and
@@ -135,8 +136,7 @@ fail:
 }
 
 /* Its messages, counts[side] entries a side (ghost 1: ghosts'), packed
- * on its device; read to send[side] unless they cross device to
- * device. */
+ * on its device and read to its halo's send[side]. */
 static ck_status post(ck__gas_spread *s, member *m, size_t i,
                       const uint32_t counts[2], int ghost) {
   ck__halo_member *h = &s->halo.members[i];
@@ -146,7 +146,7 @@ static ck_status post(ck__gas_spread *s, member *m, size_t i,
     h->sends[side] = counts[side];
   }
   return ck__gas_member_post(m->gas, counts, PLACE(m)->shift, ghost, s->stage,
-                             s->on_devices ? NULL : h->send);
+                             h->send);
 }
 
 /* The entries a member receives in the stage: all of both kinds, from
@@ -156,10 +156,10 @@ static size_t incoming(const ck__gas_spread *s, const member *m) {
          STAGE(m)->incoming[1][PREVIOUS] + STAGE(m)->incoming[1][NEXT];
 }
 
-/* What every member left on its device for its neighbours (posted),
- * copied device to device from the calling thread into each member's
- * packed inbox: room made first, every member's before any copy, as a
- * member made again keeps what it left there. */
+/* What every member's cells-mode step out left on its device for its
+ * neighbours (posted), copied device to device from the calling thread
+ * into each member's packed inbox: room made first, every member's
+ * before any copy, as a member made again keeps what it left there. */
 static ck_status forward(ck__gas_spread *s) {
   ck_status status = CK_OK;
   size_t n = s->run->local;
@@ -189,13 +189,11 @@ fail:
   return status;
 }
 
-/* A rebuild's messages received, each member's from its previous and its
- * next member, as entries of `ghost`'s kind: device to device, else by
- * the exchange. */
+/* A Verlet rebuild's messages received through the host, each member's
+ * from its previous and its next member, as entries of `ghost`'s kind. */
 ck_status ck__gas_spread_deliver(ck__gas_spread *s, int ghost) {
   ck_status status = CK_OK;
-  if (s->on_devices)
-    return forward(s);
+  assert(!s->on_devices);
   CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
   for (size_t i = 0; i < s->run->local; ++i)
     for (int from = 0; from < 2; ++from) {
@@ -357,13 +355,11 @@ fail:
 /* The exports' positions of the stage, and the flags. */
 static ck_status pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  /* On devices the positions stay there, for pass_on_devices. */
   ck__halo_member *h = &s->halo.members[i];
   for (int side = 0; side < 2; ++side)
     h->sends[side] = STAGE(m)->exports[side];
   CK_TRY(ck__gas_member_pack(m->gas, STAGE(m)->exports, PLACE(m)->shift,
-                             s->stage, s->on_devices ? NULL : h->send,
-                             m->flags));
+                             s->stage, h->send, m->flags));
   if (m->flags[2])
     CK_FAIL(CK_ERROR_DEVICE,
             "member %zu lost track of a ghost or an export at its last "
@@ -408,48 +404,12 @@ fail:
   return status;
 }
 
-/* The ghosts' positions between rebuilds, device to device, from the
- * calling thread between phases: into each local member's inbox, its
- * previous member's then its next's, each queued straight from the
- * sender's packed exports. */
-static ck_status pass_on_devices(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  size_t n = s->run->local;
-  for (size_t i = 0; i < n; ++i) {
-    member *m = &s->members[i];
-    size_t first = 0;
-    for (int from = 0; from < 2; ++from) {
-      int side;
-      member *sender = ck__gas_spread_sender_of(s, i, from, &side);
-      uint32_t count = STAGE(sender)->exports[side];
-      CK_TRY(check_ghosts(s, m, from, count));
-      CK_TRY(ck__gas_member_send(sender->gas, side, count, m->gas, first,
-                                 s->peers[from][i]));
-      sender->bytes += 2 * sizeof(float) * (uint64_t)count;
-      first += count;
-    }
-  }
-fail:
-  return status;
-}
-
 /* The step's forces and kick (of phase_part's slots), energies where
  * asked. */
 ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i) {
   (void)i;
   return ck__gas_member_forces(m->gas, s->phase_part, s->phase_energy,
                                s->phase_step, s->phase_ahead);
-}
-
-/* On devices between rebuilds: the ghosts unpacked, then the interior's
- * forces and the border's, in one phase (the interior reads no ghost). */
-static ck_status unpack_and_forces(ck__gas_spread *s, member *m, size_t i) {
-  (void)i;
-  ck_status status = ck__gas_member_unpack(m->gas, 0, STAGE(m)->ghosts, NULL);
-  for (int part = 1; part <= 2 && status == CK_OK; ++part)
-    status = ck__gas_member_forces(m->gas, part, s->phase_energy, s->phase_step,
-                                   s->phase_ahead);
-  return status;
 }
 
 /* A member's sums of ck__gas_steps.reduce and its overflow flag, and
@@ -637,15 +597,9 @@ fail:
 }
 
 /* Between rebuilds: the interior's forces, then the border's once the
- * ghosts' positions are in. Through the host, the interior's run while
- * they cross. On devices they come first, each member's thread
- * unpacking its own: its forces start the sooner. */
+ * ghosts' positions are in; the interior's run while they cross. */
 static ck_status refresh(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  if (s->on_devices) {
-    CK_TRY(pass_on_devices(s));
-    return ck__gas_spread_each(s, unpack_and_forces);
-  }
   s->phase_part = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
   /* A grid's stage 1 sends on stage 0's ghosts as they are now. */

@@ -174,10 +174,14 @@ fail:
 
 ck_status ck__gas_spread_plan(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  /* A grid's members go through the host, and keep their boxes. */
+  /* A grid's members go through the host, and keep their boxes. Verlet
+   * lists' messages go through the host too: between rebuilds the host
+   * reads every member's rebuild flag each step anyway, and copies
+   * device to device ran no faster. */
   if (s->domain.stages > 1)
     s->balancing = 0;
-  s->on_devices = s->peers[PREVIOUS][0] != NULL && s->domain.stages == 1;
+  s->on_devices = s->peers[PREVIOUS][0] != NULL && s->domain.stages == 1 &&
+                  s->config.neighbors == CK_GAS_CELLS;
   CK_TRY(ck__gas_spread_between_decide(s));
   /* Members whose devices are of one model keep equal shares, and their
    * steps go device to device from the first; measuring goes through the
