@@ -177,7 +177,7 @@ ck_status ck__gas_spread_plan(ck__gas_spread *s) {
   /* A grid's members go through the host, and keep their boxes. Verlet
    * lists' messages go through the host too: between rebuilds the host
    * reads every member's rebuild flag each step anyway, and copies
-   * device to device ran no faster. */
+   * device to device ran slower (bench/RESULTS.md). */
   if (s->domain.stages > 1)
     s->balancing = 0;
   s->on_devices = s->peers[PREVIOUS][0] != NULL && s->domain.stages == 1 &&
