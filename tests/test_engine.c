@@ -652,6 +652,53 @@ static void measures(void) {
   ck__engine_destroy(engine);
 }
 
+/* A measure of the members' speeds: started where allowed after the
+ * warm-up, due after its steps, decided on the compute times since it
+ * began; off once decided, and started over by a reset. */
+static void paces(void) {
+  toy t;
+  ck__engine *engine = NULL;
+  ck__engine_kind kind = toy_kind(LOCAL);
+  ck_spread three = {.devices = devices, .device_count = 3};
+  double weights[3] = {0, 0, 0}, units[3] = {100, 100, 100};
+  int verdict = -1;
+  toy_init(&t, LOCAL);
+  CHECK_OK(ck__engine_create(&kind, &t, &three, CELLS, &engine));
+  if (!engine)
+    return;
+  double *compute = ck__engine_run(engine)->compute_s;
+  ck__engine_pace pace = {.on = 1};
+  ck__engine_pace_reset(&pace);
+  /* Not before the warm-up of 3 steps, nor where it may not start. */
+  ck__engine_pace_step(engine, &pace, 1, 3);
+  ck__engine_pace_step(engine, &pace, 0, 3);
+  ck__engine_pace_step(engine, &pace, 0, 3);
+  CHECK(!pace.measuring && !ck__engine_pace_due(&pace, 0));
+  compute[0] = 5, compute[1] = 5, compute[2] = 5;
+  ck__engine_pace_step(engine, &pace, 1, 3);
+  CHECK(pace.measuring && pace.steps == 0 && pace.from[2] == 5);
+  ck__engine_pace_step(engine, &pace, 1, 3);
+  CHECK(!ck__engine_pace_due(&pace, 2));
+  ck__engine_pace_step(engine, &pace, 0, 3);
+  CHECK(ck__engine_pace_due(&pace, 2));
+  /* Member 2 took three times as long since: a deal by speeds pays. */
+  compute[0] = 6, compute[1] = 6, compute[2] = 8;
+  CHECK_OK(ck__engine_pace_decide(engine, &pace, units, 1.0, 0.1, weights,
+                                  &verdict));
+  CHECK(verdict == 2 && pace.on == 0 && fabs(weights[2] - 100.0 / 3) < 1e-12);
+  CHECK(!ck__engine_pace_due(&pace, 2));
+  /* Too few seconds: the measure stays on. */
+  ck__engine_pace pace2 = {.on = 1};
+  ck__engine_pace_reset(&pace2);
+  ck__engine_pace_step(engine, &pace2, 1, 0);
+  CHECK_OK(ck__engine_pace_decide(engine, &pace2, units, 100.0, 0.1, weights,
+                                  &verdict));
+  CHECK(verdict == 0 && pace2.on == 1 && pace2.measuring);
+  ck__engine_pace_reset(&pace2);
+  CHECK(!pace2.measuring && pace2.steps == 0);
+  ck__engine_destroy(engine);
+}
+
 /* A row a member (ck__engine_sum_each): its index + 1 and ten times
  * that, or a failure on the member asked. */
 static ck_status fill_row(void *context, size_t i, double *row) {
@@ -790,5 +837,6 @@ int main(int argc, char **argv) {
   cuts();
   measures();
   sums();
+  paces();
   return CHECK_DONE();
 }

@@ -319,6 +319,34 @@ ck_status ck__engine_speeds(ck__engine *engine, const double *units,
                             const double *seconds, double least_seconds,
                             double gain, double *weights, int *verdict);
 
+/*
+ * A deal by the members' speeds, measured once (engine_measure.c): on
+ * (the caller's to set) until decided. The measure starts at a step
+ * the caller allows (ck__engine_pace_step's may_start) once `warmup`
+ * steps are made since the last reset (a runtime may compile kernels at
+ * their first launch), and is due once it spans `steps` steps.
+ * ck__engine_pace_decide then takes each local member's compute time
+ * since the measure began (the run's compute_s).
+ */
+typedef struct ck__engine_pace {
+  int on, measuring;
+  uint64_t steps; /* since the reset, or since the measure began */
+  double from[CK_SPREAD_MAX_LOCAL];
+} ck__engine_pace;
+
+/* The units were dealt again: the measure starts over. */
+void ck__engine_pace_reset(ck__engine_pace *pace);
+/* One step made. */
+void ck__engine_pace_step(ck__engine *engine, ck__engine_pace *pace,
+                          int may_start, uint64_t warmup);
+/* 1 where the measure, on, spans `steps` steps. */
+int ck__engine_pace_due(const ck__engine_pace *pace, uint64_t steps);
+/* ck__engine_speeds over the measure (units: each local member's); the
+ * pace is off once it gives a verdict (*verdict 1 or 2). Collective. */
+ck_status ck__engine_pace_decide(ck__engine *engine, ck__engine_pace *pace,
+                                 const double *units, double least_seconds,
+                                 double gain, double *weights, int *verdict);
+
 /* Every member's census of the units it holds (each local member's
  * count, sum of ids and sum of the ids' hashes), summed over all and
  * checked against the run's: CK_ERROR_MISMATCH where a unit was lost or

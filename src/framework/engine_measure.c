@@ -1,7 +1,8 @@
 /*
  * engine_measure.c - the member engine's measures of its members
  * (framework/engine.h): whether their devices are alike, whether a deal
- * by the speeds they kept would pay, and their census of the units.
+ * by the speeds they kept would pay (and when to measure them), and
+ * their census of the units.
  */
 #include <assert.h>
 #include <math.h>
@@ -114,5 +115,44 @@ ck_status ck__engine_census(ck__engine *engine, const uint64_t (*mine)[3],
             (unsigned long long)expected[1]);
 fail:
   free(all);
+  return status;
+}
+
+void ck__engine_pace_reset(ck__engine_pace *pace) {
+  assert(pace);
+  pace->measuring = 0;
+  pace->steps = 0;
+}
+
+void ck__engine_pace_step(ck__engine *engine, ck__engine_pace *pace,
+                          int may_start, uint64_t warmup) {
+  assert(engine && pace);
+  const ck__spread_run *run = ck__engine_run(engine);
+  pace->steps += 1;
+  if (pace->measuring || !may_start || pace->steps < warmup)
+    return;
+  for (size_t i = 0; i < run->local; ++i)
+    pace->from[i] = run->compute_s[i];
+  pace->measuring = 1;
+  pace->steps = 0;
+}
+
+int ck__engine_pace_due(const ck__engine_pace *pace, uint64_t steps) {
+  assert(pace);
+  return pace->on && pace->measuring && pace->steps >= steps;
+}
+
+ck_status ck__engine_pace_decide(ck__engine *engine, ck__engine_pace *pace,
+                                 const double *units, double least_seconds,
+                                 double gain, double *weights, int *verdict) {
+  assert(engine && pace && units && weights && verdict);
+  const ck__spread_run *run = ck__engine_run(engine);
+  double seconds[CK_SPREAD_MAX_LOCAL];
+  for (size_t i = 0; i < run->local; ++i)
+    seconds[i] = run->compute_s[i] - pace->from[i];
+  ck_status status = ck__engine_speeds(engine, units, seconds, least_seconds,
+                                       gain, weights, verdict);
+  if (status == CK_OK && *verdict > 0)
+    pace->on = 0;
   return status;
 }

@@ -105,7 +105,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   CK_TRY(count_gpus(s));
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
-  s->balancing = !spread->shares && s->total > 1;
+  s->pace.on = !spread->shares && s->total > 1;
   s->room_for_tests = (uint32_t)ck__test_value(CK__TEST_GAS_ROOM);
   s->balance_forced = ck__test_value(CK__TEST_GAS_BALANCE) != 0;
   size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
@@ -142,8 +142,7 @@ ck_status ck__gas_spread_deal(ck__gas_spread *s, const double *positions,
   /* A whole box's start sorted and computed the first forces. */
   if (!s->whole)
     CK_TRY(ck__gas_spread_first_ghosts(s));
-  s->measuring = 0;
-  s->measured_steps = 0;
+  ck__engine_pace_reset(&s->pace);
 fail:
   return status;
 }

@@ -179,17 +179,17 @@ ck_status ck__gas_spread_plan(ck__gas_spread *s) {
    * reads every member's rebuild flag each step anyway, and copies
    * device to device ran slower (bench/RESULTS.md). */
   if (s->domain.stages > 1)
-    s->balancing = 0;
+    s->pace.on = 0;
   s->on_devices = s->peers[PREVIOUS][0] != NULL && s->domain.stages == 1 &&
                   s->config.neighbors == CK_GAS_CELLS;
   CK_TRY(ck__gas_spread_between_decide(s));
   /* Members whose devices are of one model keep equal shares, and their
    * steps go device to device from the first; measuring goes through the
    * host (about 0.2 s at 8M particles over two H100s). */
-  if (s->balancing) {
+  if (s->pace.on) {
     int alike = 0;
     CK_TRY(ck__engine_alike(s->engine, &alike));
-    s->balancing = !alike;
+    s->pace.on = !alike;
   }
   /* What the members' census must find: every id once. */
   s->census[0] = s->config.particles;
@@ -207,19 +207,14 @@ fail:
  * particle gathered and dealt anew (collective). */
 ck_status ck__gas_spread_balance(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  double units[CK_SPREAD_MAX_LOCAL], seconds[CK_SPREAD_MAX_LOCAL];
+  double units[CK_SPREAD_MAX_LOCAL];
   double *positions = NULL, *velocities = NULL;
-  int verdict = 0;
-  for (size_t i = 0; i < s->run->local; ++i) {
+  int verdict = 0, forced = s->balance_forced;
+  for (size_t i = 0; i < s->run->local; ++i)
     units[i] = (double)s->members[i].own;
-    seconds[i] = s->run->compute_s[i] - s->measured_from[i];
-  }
-  int forced = s->balance_forced;
-  CK_TRY(ck__engine_speeds(s->engine, units, seconds,
-                           forced ? 0 : BALANCE_SECONDS, BALANCE_GAIN,
-                           s->weights, &verdict));
-  if (verdict > 0)
-    s->balancing = 0;
+  CK_TRY(ck__engine_pace_decide(s->engine, &s->pace, units,
+                                forced ? 0 : BALANCE_SECONDS, BALANCE_GAIN,
+                                s->weights, &verdict));
   if (verdict < 2 && !forced)
     goto fail;
   if (forced)

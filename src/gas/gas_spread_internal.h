@@ -87,15 +87,11 @@ struct ck__gas_spread {
   int phase_part;  /* the part of the forces (ck__gas_member_forces) */
   int phase_ahead; /* the forces take the next step's first half-step */
   double phase_factor;
-  /* Without shares, on devices of more than one model (alike_decide),
-   * the slabs are cut again once by the speeds the members keep over
-   * their first second of steps: 1 until then. The
-   * measure starts at the first rebuild after the warm-up, when every
-   * kernel has run once (measuring 1 from then); each local member's
-   * compute time then, and the steps since. */
-  int balancing, measuring;
-  double measured_from[CK_SPREAD_MAX_LOCAL];
-  uint64_t measured_steps;
+  /* Without shares, on devices of more than one model, the slabs are
+   * cut again once by the speeds the members keep over their first
+   * second of steps (on until then), measured from the first rebuild
+   * after the warm-up, when every kernel has run once. */
+  ck__engine_pace pace;
   /* What each local member sends and receives through the host. */
   ck__halo halo;
   /* Scratch of local member i: words and floats of a message. */

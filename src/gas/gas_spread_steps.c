@@ -157,8 +157,8 @@ static ck_status unreside(ck__gas_spread *s, member *m, size_t i) {
 
 /* Where resident steps may go now. */
 static int can_reside(const ck__gas_spread *s) {
-  if (!(s->on_devices || s->between > 0) || !s->resident_ready ||
-      s->balancing || s->config.neighbors != CK_GAS_CELLS)
+  if (!(s->on_devices || s->between > 0) || !s->resident_ready || s->pace.on ||
+      s->config.neighbors != CK_GAS_CELLS)
     return 0;
   /* Between processes, links_swap agrees on the members' steps. */
   for (size_t i = 0; s->on_devices && i < s->run->local; ++i)
@@ -394,7 +394,7 @@ uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *s) {
 ck_status ck__gas_spread_slab_steps(ck__gas_spread *s, uint64_t steps) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
-  if (s->balancing && s->measuring && s->measured_steps >= BALANCE_STEPS)
+  if (ck__engine_pace_due(&s->pace, BALANCE_STEPS))
     CK_TRY(ck__gas_spread_balance(s));
   for (uint64_t k = 0; k < steps; ++k) {
     uint64_t step = s->step + 1;
@@ -424,13 +424,7 @@ ck_status ck__gas_spread_slab_steps(ck__gas_spread *s, uint64_t steps) {
       CK_TRY(ck__gas_spread_verlet_step(s, step, last, &rebuilt));
     if (c->neighbors == CK_GAS_CELLS && !s->resident_ready)
       ck__gas_spread_ready_to_reside(s);
-    ++s->measured_steps;
-    if (rebuilt && !s->measuring && s->measured_steps >= BALANCE_WARMUP) {
-      for (size_t i = 0; i < s->run->local; ++i)
-        s->measured_from[i] = s->run->compute_s[i];
-      s->measuring = 1;
-      s->measured_steps = 0;
-    }
+    ck__engine_pace_step(s->engine, &s->pace, rebuilt, BALANCE_WARMUP);
     if (c->thermostat == CK_GAS_RESCALE && step % c->rescale_every == 0)
       CK_TRY(ck__gas_spread_rescale(s));
     s->step = step;
