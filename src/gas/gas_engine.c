@@ -111,10 +111,6 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
   s->tiers_forced = tiers_from != 0;
   s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
-  /* Copies into each member from both neighbours, where it can; a whole
-   * box has no neighbour. */
-  if (!s->whole)
-    CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
   *made = s;
   return CK_OK;
 fail:

@@ -98,8 +98,8 @@ struct ck__gas_spread {
   ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
   /* Copies without the host into local member i from its previous and
    * its next member, where every member is a CUDA device of this one
-   * process (else NULL); on_devices: every message then crosses through
-   * them. */
+   * process stepping cell lists in slabs (else NULL); on_devices: every
+   * message then crosses through them. */
   ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
   int on_devices;
   /* Resident steps (cells mode without the host): 1 once the members
@@ -202,8 +202,6 @@ ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
                                      int *rebuilt);
 
 /* gas_spread_steps.c's resident steps. */
-/* Decides whether resident steps may go between processes (collective). */
-ck_status ck__gas_spread_between_decide(ck__gas_spread *s);
 /* Takes a cells-mode step's counts as the first to make room by. */
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s);
 

@@ -43,16 +43,6 @@
  * fails on any process, all go through the host from then on.
  */
 
-ck_status ck__gas_spread_between_decide(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  int able = s->config.neighbors == CK_GAS_CELLS && s->domain.stages == 1;
-  CK_TRY(ck__window_open(s->run, able, 0, &s->window));
-  s->between = s->window != NULL;
-  s->by_nccl = s->window && ck__window_mirrored(s->window);
-fail:
-  return status;
-}
-
 /* The entries of a leavers region that NCCL sends: four times the most
  * that a region held at the last settle and more, at most the capacity.
  * Few leave a slab in a step, so this sends a fraction of the region;
@@ -60,6 +50,21 @@ fail:
 static uint32_t leavers_room(uint32_t most, uint32_t capacity) {
   uint64_t room = 4 * (uint64_t)most + 256;
   return room < capacity ? (uint32_t)room : capacity;
+}
+
+/* A packed outbox's region at a parity (capacity entries a region): its
+ * first `leavers` migrants, and its ghosts whole; to or from `peer`. */
+static void region_pieces(void *outbox, int parity, uint32_t capacity,
+                          uint32_t leavers, int region, size_t peer,
+                          ck__exchange_piece *pieces) {
+  char *half =
+      (char *)outbox + 4 * (size_t)ck_gas_packed_half(parity, capacity);
+  pieces[0] = (ck__exchange_piece){
+      half + 4 * (size_t)ck_gas_message_at(region, capacity),
+      4 * (size_t)CK_GAS_ENTRY_WORDS * leavers, peer};
+  pieces[1] =
+      (ck__exchange_piece){half + 4 * (size_t)ck_gas_kept_at(region, capacity),
+                           4 * (size_t)CK_GAS_GHOST_WORDS * capacity, peer};
 }
 
 /* What a member's NCCL group sends and receives at a parity: to its next
@@ -83,29 +88,16 @@ static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
   for (int k = 0; k < 2; ++k, n += 3) {
     int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
     const ck__gas_source *source = &s->sources[0][from];
-    /* Toward side `toward`: regions `toward` and `toward` + 2. */
-    uint32_t mine = state->message_capacity, theirs = source->capacity;
-    char *out = (char *)packed + 4 * (size_t)ck_gas_packed_half(parity, mine);
-    char *in = (char *)(uintptr_t)source->packed +
-               4 * (size_t)ck_gas_packed_half(parity, theirs);
-    int region = toward; /* the sender's region toward the receiver */
     sends[n] = (ck__exchange_piece){control, words, neighbor[toward]};
     receives[n] = (ck__exchange_piece){(void *)(uintptr_t)source->control,
                                        words, neighbor[from]};
-    sends[n + 1] = (ck__exchange_piece){
-        out + 4 * (size_t)ck_gas_message_at(region, mine),
-        4 * (size_t)CK_GAS_ENTRY_WORDS * s->leavers_sent, neighbor[toward]};
-    sends[n + 2] = (ck__exchange_piece){
-        out + 4 * (size_t)ck_gas_kept_at(region, mine),
-        4 * (size_t)CK_GAS_GHOST_WORDS * mine, neighbor[toward]};
-    /* From side `from`: what it sent toward this member, its region
-     * `toward` too (its next is this member where it is the previous). */
-    receives[n + 1] = (ck__exchange_piece){
-        in + 4 * (size_t)ck_gas_message_at(region, theirs),
-        4 * (size_t)CK_GAS_ENTRY_WORDS * source->leavers, neighbor[from]};
-    receives[n + 2] = (ck__exchange_piece){
-        in + 4 * (size_t)ck_gas_kept_at(region, theirs),
-        4 * (size_t)CK_GAS_GHOST_WORDS * theirs, neighbor[from]};
+    /* Toward side `toward`: its regions `toward` and `toward` + 2. From
+     * side `from`: what it sent toward this member, its region `toward`
+     * too (its next is this member where it is the previous). */
+    region_pieces(packed, parity, state->message_capacity, s->leavers_sent,
+                  toward, neighbor[toward], &sends[n + 1]);
+    region_pieces((void *)(uintptr_t)source->packed, parity, source->capacity,
+                  source->leavers, toward, neighbor[from], &receives[n + 1]);
   }
   for (size_t k = 0; k < n; ++k)
     m->bytes += sends[k].bytes;
