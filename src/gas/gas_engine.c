@@ -175,10 +175,10 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
     CK_TRY(ck__gas_spread_plan(s));
   CK_TRY(ck__gas_spread_deal(s, positions, velocities, 0));
   /* NCCL's swaps connect once the members' queues are made. */
-  if (s->by_nccl) {
+  if (BY_NCCL(s)) {
     int usable = 0;
     CK_TRY(ck__window_connect(s->window, s->run->queues[0], &usable));
-    s->between = s->by_nccl = usable;
+    s->between = usable;
   }
   run->total = config->particles;
 fail:

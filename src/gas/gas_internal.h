@@ -571,26 +571,14 @@ ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
 ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], int ghost, int stage,
                               const void *out[2]);
-/* Queues copies, device to device through peer, of what the sender
- * left on its device for `side` (a cells-mode step out with entries 0,
- * ck__gas_member_leave) into the receiver's packed inbox,
- * where ck__gas_member_admit (in NULL) reads the entries from `from` (0:
- * its previous member, 1: its next): migrants[from] migrants and
- * ghosts[from] ghosts of the migrants[2] and ghosts[2] it admits.
- * Ordered against both members' queues; neither host waits. Room must be
- * reserved (ck__gas_member_expect). */
-ck_status ck__gas_member_forward(ck_gas *sender, int side, ck_gas *receiver,
-                                 int from, const uint32_t migrants[2],
-                                 const uint32_t ghosts[2], ck__peer *peer);
 /* Room for `entries` more slots and entries of the packed inbox past
  * its first `kept` words, which stay: the member may be made again
  * (*member changes; its posted messages go
  * along). */
 ck_status ck__gas_member_expect(ck_gas **member, size_t entries, uint32_t kept);
 /* Appends what it received: from each side migrants[side] entries then
- * ghosts[side] (with in not NULL, written to the packed inbox first, from
- * its word `base`, from in[side], the side's message in ck_gas.h's
- * layout; else put there by ck__gas_member_forward, base 0). Migrants
+ * ghosts[side] (written to the packed inbox first, from its word `base`,
+ * from in[side], the side's message in ck_gas.h's layout). Migrants
  * must lie in [lo, hi) along the stage's axis: the first that does not,
  * or CK_GAS_NO_STRAY, goes to *stray without a wait, there once the
  * member's queue has been waited for. Room must be reserved, base's
@@ -617,20 +605,19 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
  * region of ck_gas_member_classify (leavers toward the previous and the
  * next member, then exports toward each) at entries[region], in
  * ck_gas.h's layout (ck_gas_member_put), in host memory the member keeps
- * until its next step out; NULL where the entries stay on the device. */
+ * until its next step out. */
 typedef struct ck__gas_outbox {
   uint32_t counts[4];
   const uint32_t *entries[4];
 } ck__gas_outbox;
 /* A cells-mode member's step out (ck__gas_steps.leave), every step: with
  * move 1 the first half-step, then its outbox (grown where it held too
- * few) along the stage's axis: its counts read, and its entries too
- * unless entries is 0 (they stay on the device for
- * ck__gas_member_forward). Its old ghosts are dropped at the next sort
+ * few) along the stage's axis: its counts and entries read. Its old
+ * ghosts are dropped at the next sort
  * (stage 1 passes stage 0's on); its leavers stay as ghosts until then. */
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
                                double reach, const double shift[2], int stage,
-                               int entries, ck__gas_outbox *out);
+                               ck__gas_outbox *out);
 /* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
 ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
 /* The first half-step of its own particles. */

@@ -2,9 +2,8 @@
  * gas_member_exchange.c - what crosses between spread members, on a
  * member's side (ck_gas.h's spread members): slots appended, a rebuild's
  * messages selected, posted and admitted, the sort after it, a
- * cells-mode member's step out (forwarded device to device, or
- * admitted), and the exports' positions packed and unpacked between
- * rebuilds. The buffers are gas_member.c's.
+ * cells-mode member's step out, and the exports' positions packed and
+ * unpacked between rebuilds. The buffers are gas_member.c's.
  */
 #include <assert.h>
 #include <string.h>
@@ -141,40 +140,6 @@ fail:
   return status;
 }
 
-/* Where ck__gas_member_admit reads the entries of `kind` (0: migrants,
- * 1: ghosts) from `side` (0: the previous member) in the packed inbox, in
- * words: both sides' migrants, then both sides' ghosts. */
-static size_t inbox_at(int kind, int side, const uint32_t migrants[2],
-                       const uint32_t ghosts[2]) {
-  const uint32_t *counts = kind ? ghosts : migrants;
-  size_t at =
-      kind ? CK_GAS_ENTRY_WORDS * ((size_t)migrants[0] + migrants[1]) : 0;
-  return at + (side ? ck_gas_entry_words(kind) * (size_t)counts[0] : 0);
-}
-
-ck_status ck__gas_member_forward(ck_gas *sender, int side, ck_gas *receiver,
-                                 int from, const uint32_t migrants[2],
-                                 const uint32_t ghosts[2], ck__peer *peer) {
-  ck_status status = CK_OK;
-  gas_state *out = &sender->state, *in = &receiver->state;
-  uint32_t capacity = out->message_capacity;
-  /* A cells-mode step out puts its exports where a rebuild keeps its
-   * own (ck_gas_member_put). */
-  assert(out->neighbors == CK_GAS_CELLS);
-  size_t source[2] = {ck_gas_message_at(side, capacity),
-                      ck_gas_kept_at(side, capacity)};
-  uint32_t counts[2] = {migrants[from], ghosts[from]};
-  for (int kind = 0; kind < 2; ++kind)
-    if (counts[kind] > 0)
-      CK_TRY(
-          ck__peer_copy(peer, in->queue, in->in_packed,
-                        4 * inbox_at(kind, from, migrants, ghosts), out->queue,
-                        out->out_packed, 4 * source[kind],
-                        4 * (size_t)ck_gas_entry_words(kind) * counts[kind]));
-fail:
-  return status;
-}
-
 ck_status ck__gas_member_expect(ck_gas **member, size_t entries,
                                 uint32_t kept) {
   (*member)->state.inbox_kept = kept;
@@ -196,30 +161,26 @@ ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
   size_t arrived = (size_t)migrants[0] + migrants[1];
   size_t count = arrived + ghosts[0] + ghosts[1];
   const size_t migrant = 4 * CK_GAS_ENTRY_WORDS, ghost = 4 * CK_GAS_GHOST_WORDS;
-  assert(in || base == 0);
   if (state->particles + count > member->config.particles ||
       count + base / CK_GAS_GHOST_WORDS > state->inbox_capacity)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "a member of %zu slots given %zu more to its %u",
                     member->config.particles, count, state->particles);
-  if (in) {
-    /* The migrants of both sides, then the ghosts, in one write. */
-    const void *pieces[4] = {NULL, NULL, NULL, NULL};
-    size_t sizes[4], at = 0;
-    for (int kind = 0; kind < 2; ++kind)
-      for (int side = 0; side < 2; ++side) {
-        const unsigned char *message = in[side];
-        size_t size = kind ? ghosts[side] * ghost : migrants[side] * migrant;
-        assert(at == 4 * inbox_at(kind, side, migrants, ghosts));
-        sizes[2 * kind + side] = size;
-        if (size > 0)
-          pieces[2 * kind + side] =
-              message + (kind ? migrants[side] * migrant : 0);
-        at += size;
-      }
-    CK_TRY(ck__staging_write(&state->staging, state->queue, state->in_packed,
-                             4 * (size_t)base, 4, pieces, sizes));
-  }
+  /* The migrants of both sides, then their ghosts (ck_gas.h's packed
+   * inbox, which the accept kernels read), in one write. */
+  const void *pieces[4] = {NULL, NULL, NULL, NULL};
+  size_t sizes[4];
+  for (int kind = 0; kind < 2; ++kind)
+    for (int side = 0; side < 2; ++side) {
+      const unsigned char *message = in[side];
+      size_t size = kind ? ghosts[side] * ghost : migrants[side] * migrant;
+      sizes[2 * kind + side] = size;
+      if (size > 0)
+        pieces[2 * kind + side] =
+            message + (kind ? migrants[side] * migrant : 0);
+    }
+  CK_TRY(ck__staging_write(&state->staging, state->queue, state->in_packed,
+                           4 * (size_t)base, 4, pieces, sizes));
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 8, 4, &none,
                          CK_NONBLOCKING, NULL));
   if (arrived > 0)
@@ -345,7 +306,7 @@ fail:
 
 ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
                                double reach, const double shift[2], int stage,
-                               int entries, ck__gas_outbox *out) {
+                               ck__gas_outbox *out) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t *counts = NULL;
@@ -355,9 +316,9 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
   for (int again = 0;; again = 1) {
     size_t capacity = state->message_capacity;
     ck__staging *staging = &state->staging;
-    CK_TRY(ck__staging_hold(
-        staging, state->queue, &staging->read, &staging->read_bytes,
-        4 * (4 + (entries ? CK_GAS_PACKED_WORDS * capacity : 0))));
+    CK_TRY(ck__staging_hold(staging, state->queue, &staging->read,
+                            &staging->read_bytes,
+                            4 * (4 + CK_GAS_PACKED_WORDS * capacity)));
     counts = staging->read;
     if (again && stage == 1)
       CK_TRY(snapshot_words(state, 1));
@@ -368,7 +329,7 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
     size_t guess[4] = {0, 0, 0, 0};
     CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
                           4 * sizeof *counts, counts, CK_NONBLOCKING, NULL));
-    for (int region = 0; entries && region < 4; ++region) {
+    for (int region = 0; region < 4; ++region) {
       guess[region] = state->leave_guess[region] < capacity
                           ? state->leave_guess[region]
                           : capacity;
@@ -379,7 +340,7 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
     for (int region = 0; region < 4; ++region)
       most = counts[region] > most ? counts[region] : most;
     if (most <= capacity) {
-      for (int region = 0; entries && region < 4; ++region)
+      for (int region = 0; region < 4; ++region)
         if (counts[region] > guess[region]) {
           CK_TRY(read_entries(state, region, guess[region], counts[region]));
           more = 1;
@@ -398,8 +359,7 @@ ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
     size_t words;
     state->leave_guess[region] = counts[region] + counts[region] / 4 + 32;
     out->counts[region] = counts[region];
-    out->entries[region] =
-        entries ? counts + 4 + region_at(state, region, &words) : NULL;
+    out->entries[region] = counts + 4 + region_at(state, region, &words);
   }
 fail:
   return status;

@@ -13,13 +13,11 @@
  * appended on the devices; between rebuilds only the ghosts' positions
  * cross, from the slots found at the rebuild. In cells mode members
  * exchange migrants and ghosts every step, packed and appended on the
- * devices too, keeping leavers as ghosts until their next sort. Cells
- * mode's cross device to device where every member is a CUDA device of
- * one process (ck__peer_copy), the host reading counts alone. Verlet
- * mode's, and every other, go through host memory and the exchange
- * (framework/halo.h). There a member reads
- * what it sends into its page-locked memory (ck__host_alloc); the
- * exchange sends from there (cells mode from a copy in an envelope). A
+ * devices too, keeping leavers as ghosts until their next sort. Steps
+ * that are not resident (gas_spread_steps.c) go through host memory and
+ * the exchange (framework/halo.h). There a member reads what it sends
+ * into its page-locked memory (ck__host_alloc); the exchange sends from
+ * there (cells mode from a copy in an envelope). A
  * member copies what it receives into its page-locked staging once, and
  * writes it in one write. A particle keeps its id wherever it goes: the
  * Langevin noise is drawn from it, and outputs are in its order.
@@ -33,7 +31,7 @@
  * (ck_gas.h): along x with their row, then along y with their column,
  * stage 1 passing on stage 0's ghosts within reach, so that ghosts reach
  * across corners. Everything that crosses in a grid goes through the
- * host; the resident steps and the copies device to device serve slabs.
+ * host; the resident steps serve slabs.
  *
  * A spread of one member holds the whole box, with no cut and no ghosts:
  * a gas as on one device, stepped by gas.c (ck__gas_spread.whole); a
@@ -89,8 +87,7 @@ ck_status ck__gas_spread_hold_scratch(ck__gas_spread *s, size_t i, size_t count,
  *
  * A rebuild's messages are packed on the sender's device as the receiver
  * appends them (ck_gas.h's layout): migrants, then ghosts. They cross
- * device to device where every member is a CUDA device of one process,
- * else through host memory (one read a side, one write for both) and the
+ * through host memory (one read a side, one write for both) and the
  * exchange. The receiver appends them on its device.
  */
 
@@ -156,44 +153,10 @@ static size_t incoming(const ck__gas_spread *s, const member *m) {
          STAGE(m)->incoming[1][PREVIOUS] + STAGE(m)->incoming[1][NEXT];
 }
 
-/* What every member's cells-mode step out left on its device for its
- * neighbours (posted), copied device to device from the calling thread
- * into each member's packed inbox: room made first, every member's
- * before any copy, as a member made again keeps what it left there. */
-static ck_status forward(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  size_t n = s->run->local;
-  for (size_t i = 0; i < n; ++i) {
-    member *m = &s->members[i];
-    for (int from = 0, side; from < 2; ++from) {
-      const member *sender = ck__gas_spread_sender_of(s, i, from, &side);
-      for (int kind = 0; kind < 2; ++kind)
-        STAGE(m)->incoming[kind][from] = STAGE(sender)->posted[kind][side];
-    }
-    CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), 0));
-    s->run->queues[i] = ck__gas_member_queue(m->gas);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    member *m = &s->members[i];
-    for (int from = 0; from < 2; ++from) {
-      int side;
-      member *sender = ck__gas_spread_sender_of(s, i, from, &side);
-      CK_TRY(ck__gas_member_forward(sender->gas, side, m->gas, from,
-                                    STAGE(m)->incoming[0],
-                                    STAGE(m)->incoming[1], s->peers[from][i]));
-      sender->bytes += (uint64_t)MIGRANT_BYTES * STAGE(m)->incoming[0][from] +
-                       (uint64_t)GHOST_BYTES * STAGE(m)->incoming[1][from];
-    }
-  }
-fail:
-  return status;
-}
-
 /* A Verlet rebuild's messages received through the host, each member's
  * from its previous and its next member, as entries of `ghost`'s kind. */
 ck_status ck__gas_spread_deliver(ck__gas_spread *s, int ghost) {
   ck_status status = CK_OK;
-  assert(!s->on_devices);
   CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
   for (size_t i = 0; i < s->run->local; ++i)
     for (int from = 0; from < 2; ++from) {
@@ -205,30 +168,27 @@ fail:
   return status;
 }
 
-/* The entries received (incoming), appended on its device: from the
- * exchange's buffers past `skip` bytes of each message (room made
- * first), or as forward copied them. They go into the packed inbox past
- * its first `base` words, which stay. */
+/* The entries received (incoming), appended on its device from the
+ * halo's messages past `skip` bytes of each (room made first). They go
+ * into the packed inbox past its first `base` words, which stay. */
 static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip,
                        uint32_t base) {
   ck_status status = CK_OK;
   const void *in[2] = {NULL, NULL};
   axis_link *l = STAGE(m);
-  if (!s->on_devices) {
-    for (int from = 0; from < 2; ++from)
-      if (s->halo.members[i].from[from].data)
-        in[from] =
-            (const unsigned char *)s->halo.members[i].from[from].data + skip;
-    CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), base));
-    s->run->queues[i] = ck__gas_member_queue(m->gas);
-  }
+  for (int from = 0; from < 2; ++from)
+    if (s->halo.members[i].from[from].data)
+      in[from] =
+          (const unsigned char *)s->halo.members[i].from[from].data + skip;
+  CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), base));
+  s->run->queues[i] = ck__gas_member_queue(m->gas);
   /* A stray is read back with the stage and the inbox word it came by. */
   m->stray_base = base << 1 | (uint32_t)s->stage;
-  CK_TRY(ck__gas_member_admit(
-      m->gas, l->incoming[0], l->incoming[1], s->on_devices ? NULL : in,
-      PLACE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
-      PLACE(m)->border[NEXT] + ck__gas_spread_slack(s), s->stage, base,
-      &m->stray));
+  CK_TRY(
+      ck__gas_member_admit(m->gas, l->incoming[0], l->incoming[1], in,
+                           PLACE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
+                           PLACE(m)->border[NEXT] + ck__gas_spread_slack(s),
+                           s->stage, base, &m->stray));
 fail:
   return status;
 }
@@ -484,9 +444,8 @@ fail:
  * go to their new owner (and stay here as its ghosts until the sort), and
  * every own particle within rc of a border goes to that neighbour as a
  * ghost, in one message each way; the old ghosts are dropped at the
- * sort. Where every member is a CUDA device of this process, the entries
- * stay on the devices: the host reads each outbox's counts alone, and
- * forward copies the entries device to device. */
+ * sort. Such steps go through the host; where the members' devices can,
+ * cell lists step resident instead (gas_spread_steps.c). */
 
 /* A message's parts: leavers (whole entries), then ghosts. */
 static const size_t parts[2] = {MIGRANT_BYTES, GHOST_BYTES};
@@ -494,15 +453,14 @@ static const size_t parts[2] = {MIGRANT_BYTES, GHOST_BYTES};
 /* The first half-step (with phase_move, in stage 0), then what goes each
  * way along the stage's axis: its leavers (whole) and its exports (as
  * ghosts; in stage 1 stage 0's ghosts too) for that neighbour, as its
- * device packed them; posted for forward, or read into one message each
- * way. */
+ * device packed them, read into one message each way. */
 static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck__gas_outbox box;
   CK_TRY(ck__gas_member_leave(m->gas, s->stage ? 0 : s->phase_move,
                               PLACE(m)->border[PREVIOUS],
                               PLACE(m)->border[NEXT], s->domain.reach,
-                              PLACE(m)->shift, s->stage, !s->on_devices, &box));
+                              PLACE(m)->shift, s->stage, &box));
   CK_TRY(check_stray(s, m)); /* the last admit's, read by the wait */
   assert(box.counts[0] + box.counts[1] <= m->own); /* leavers are its own */
   m->own -= box.counts[0] + box.counts[1];
@@ -513,8 +471,8 @@ static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
     STAGE(m)->posted[0][side] = box.counts[side];
     STAGE(m)->posted[1][side] = box.counts[2 + side];
   }
-  /* Through the host: one message each way, an envelope. */
-  for (int side = 0; side < 2 && !s->on_devices; ++side) {
+  /* One message each way, an envelope. */
+  for (int side = 0; side < 2; ++side) {
     uint32_t counts[2] = {STAGE(m)->posted[0][side], STAGE(m)->posted[1][side]};
     const void *pieces[2] = {box.entries[side], box.entries[2 + side]};
     CK_TRY(ck__halo_seal(&s->halo.members[i], side, 2, counts, parts, pieces));
@@ -524,12 +482,11 @@ fail:
 }
 
 /* The particles and ghosts that arrived (the messages' entries are in
- * ck_gas.h's layout, from the exchange's messages or as forward copied
- * them), appended on its device; after the last stage, the sort that
- * drops the old ghosts, and the step's forces and kick. */
+ * ck_gas.h's layout), appended on its device; after the last stage, the sort
+ * that drops the old ghosts, and the step's forces and kick. */
 static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  for (int side = 0; side < 2 && !s->on_devices; ++side) {
+  for (int side = 0; side < 2; ++side) {
     uint32_t counts[2];
     CK_TRY(ck__halo_open(&s->halo.members[i], side, m->index, 2, parts, counts,
                          NULL));
@@ -588,7 +545,7 @@ ck_status ck__gas_spread_cells_step(ck__gas_spread *s, uint64_t step,
   s->phase_energy = last;
   for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
     CK_TRY(ck__gas_spread_each(s, step_out));
-    CK_TRY(s->on_devices ? forward(s) : pass_both(s, 1));
+    CK_TRY(pass_both(s, 1));
     CK_TRY(ck__gas_spread_each(s, step_in));
   }
 fail:

@@ -180,17 +180,16 @@ ck_status ck__gas_spread_plan(ck__gas_spread *s) {
    * device to device ran slower (bench/RESULTS.md). */
   if (s->domain.stages > 1)
     s->pace.on = 0;
-  /* Cell lists in slabs copy device to device in one process, and step
-   * resident between processes through a window (gas_spread_steps.c). */
+  /* Cell lists in slabs step resident, through peers in one process and
+   * through a window between processes (gas_spread_steps.c). */
   int slab_cells = s->domain.stages == 1 && s->config.neighbors == CK_GAS_CELLS;
   if (slab_cells)
     CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
   s->on_devices = s->peers[PREVIOUS][0] != NULL;
   CK_TRY(ck__window_open(s->run, slab_cells, 0, &s->window));
   s->between = s->window != NULL;
-  s->by_nccl = s->window && ck__window_mirrored(s->window);
   /* Members whose devices are of one model keep equal shares, and cell
-   * lists' steps go device to device from the first; measuring goes
+   * lists' steps go resident after the first; measuring goes
    * through the host (about 0.2 s at 8M particles over two H100s). */
   if (s->pace.on) {
     int alike = 0;

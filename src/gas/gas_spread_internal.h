@@ -124,10 +124,10 @@ struct ck__gas_spread {
   uint64_t resident_steps;
   /* Resident steps between processes, a member each (between 1; 0
    * where they may not go so, -1 once they failed), through the window
-   * (framework/window.h): by CUDA IPC or, where by_nccl, NCCL's sends
-   * into mirrors. The generation of the members' buffers: one more each
+   * (framework/window.h): by CUDA IPC, or NCCL's sends into its mirrors
+   * (BY_NCCL). The generation of the members' buffers: one more each
    * time they are made again. */
-  int between, by_nccl;
+  int between;
   ck__window *window;
   uint64_t generation;
   /* The entries of each leavers region that NCCL sends (leavers_room). */
@@ -138,6 +138,9 @@ struct ck__gas_spread {
 };
 
 /* ---- what the spread's C files share ----------------------------------- */
+
+/* Whether resident steps between processes go by NCCL's sends. */
+#define BY_NCCL(s) ((s)->between > 0 && ck__window_mirrored((s)->window))
 
 /* The bytes of a message's entries (ck_gas.h's layout): a migrant's, a
  * ghost's. */

@@ -116,7 +116,7 @@ static ck_status links_swap(ck__gas_spread *s) {
   gas_state *state = ck__gas_state(m->gas);
   uint32_t capacity = state->message_capacity;
   s->leavers_sent =
-      s->by_nccl ? leavers_room(s->most_leavers[0], capacity) : capacity;
+      BY_NCCL(s) ? leavers_room(s->most_leavers[0], capacity) : capacity;
   ck__window_offer offer = {
       .buffers = {state->member_control, state->out_packed},
       .generation = s->generation,
@@ -247,9 +247,9 @@ fail:
 static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   ck_queue *queue = ck__gas_member_queue(m->gas);
-  if (s->by_nccl)
+  if (BY_NCCL(s))
     CK_TRY(nccl_swap(s, m, s->phase_parity));
-  for (int from = 0; from < 2 && !s->by_nccl && !s->by_tags; ++from)
+  for (int from = 0; from < 2 && !BY_NCCL(s) && !s->by_tags; ++from)
     CK_TRY(s->between > 0 ? ck__window_follow(s->window, from, queue)
                           : ck__peer_follow(s->peers[from][i], queue));
   CK_TRY(
@@ -273,7 +273,7 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
          words[CK_GAS_CONTROL_APPENDED] <= state->slots);
   m->own = words[CK_GAS_CONTROL_OWN];
   /* By NCCL, the bytes sent were counted as they went (whole regions). */
-  if (!s->by_nccl)
+  if (!BY_NCCL(s))
     m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
                 (uint64_t)GHOST_BYTES * words[CK_GAS_CONTROL_SENT + 1];
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_OUTBOX)
@@ -374,7 +374,7 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
   CK_TRY(ck__gas_spread_each(s, resident_settle));
 fail:
   /* NCCL's calls queued here may wait for partners that never come. */
-  if (status != CK_OK && s->by_nccl)
+  if (status != CK_OK && BY_NCCL(s))
     ck__exchange_abort_devices(s->run->exchange);
   return status;
 }
