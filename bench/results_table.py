@@ -2440,13 +2440,14 @@ H200X2 = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
 
 
 SCALING2 = "h200x2-2026-11-29-scaling"
+GAS_SCALING2 = "h200x2-2026-11-30-gas-scaling"
 
 
-def gas_modes(name="gas_modes.txt"):
+def gas_modes(run, name="gas_modes.txt"):
     """{(run, particles, lists asked): (median rate, lists taken)} of a
-    file's timed runs (gas_modes.txt, gas_slabs.txt)."""
+    file's timed runs."""
     runs = {}
-    for line in read(SCALING2, name).splitlines():
+    for line in read(run, name).splitlines():
         match = re.match(r"(\w+) n=(\d+) (\S+) r\d ([\d.e+]+) (\S+)", line)
         if match:
             way, n, asked, rate, taken = match.groups()
@@ -2473,94 +2474,79 @@ def gas_mode_rows(modes):
     return rows
 
 
-def gas_slab_rows(modes):
-    """Two members' cells against their Verlet lists, by size."""
-    both = dict(modes)
-    both.update(gas_modes("gas_slabs.txt"))
-    names = {"process2": "one process", "mpi2": "MPI"}
-    rows = []
-    for n in sorted({n for way, n, _ in both if way in names}):
-        for way in names:
-            cells = both.get((way, n, "cells"))
-            verlet = both.get((way, n, "verlet:0.5"))
-            if cells and verlet:
-                rows.append([f"{n // 2 / 1e6:.0f}M", names[way],
-                             num(cells[0]), num(verlet[0]),
-                             f"{verlet[0] / cells[0]:.2f}"])
-    return rows
-
-
 def h200x2_scaling():
     run = SCALING2
     body = scaling_body(run)
     mlp = read(run, "mlp_scaling.md").splitlines()
-    modes = gas_modes()
-    cells = modes[("process2", 8000000, "cells")][0]
-    verlet = modes[("alone", 4000000, "auto")][0]
-    lists = modes[("alone", 4000000, "cells")][0]
     return f"""### Spread runs
 
 Throughput of one run spread over both GPUs (`--spread`), in one process
 and over MPI with one rank a GPU, against one GPU without `--spread`.
 Every run takes its default settings but the size and equal shares.
-Each figure is the median of three runs after an untimed one.
+Each figure is the median of three runs after an untimed one. The gas's
+table follows, from a later run.
 
 {source([(run, "scaling.md"), (run, "mlp_scaling.md"),
          (run, "mlp_scaling.csv"), (run, "allreduce.csv"),
          (run, "check.txt"), (run, "machine.txt")],
         H200X2, "2026-11-29",
         "`REPEAT=3 TSPLIB_DIR=DIR bench/multi_gpu.sh OUT machine build "
-        "check pso ga aco gas nn`")}
+        "check pso ga aco nn`")}
 
 {body}
 
 `{mlp[0][2:]}`
 
-""" + "\n".join(line for line in mlp if line.startswith("|")) + f"""
+""" + "\n".join(line for line in mlp if line.startswith("|")) + """
 
 - Every workload's spread over two GPUs runs faster than one GPU but
   the ACO's strong rows, which run as fast as one GPU.
 - The ACO's strong rows keep 512 ants: two GPUs run them as fast as
   one runs 256, so the run takes as long.
-- The gas's two members of 4M particles each took cell lists. One GPU
-  alone takes Verlet lists from 2²⁰ particles: at 4M particles they run
-  {verlet / lists:.2f} times as fast as its cells. Against one GPU's
-  cells, two GPUs give {cells / (2 * lists) * 100:.1f}% (weak).
 - `check.txt`: `test_cuda` passes, and the gas's and the GA's spreads
-  give the same figures every way.
+  give the same figures every way."""
 
-The gas by its neighbour lists, 1000 steps (`gas_modes.txt`): the
-median of three runs after an untimed one. The last two columns compare
-two GPUs with twice one GPU alone on a GPU's share of the particles:
-in the lists the spread took, and in one GPU's default.
 
-{source([(run, "gas_modes.txt")], H200X2, "2026-11-29",
-        "`clkit run gas --particles N --steps 1000 --neighbors L --device "
-        "cuda:0[,cuda:1 --spread --shares 1,1] --log-every 0 --json "
-        "--quiet`, and `mpirun -np 2` with `--device cuda`")}
+def h200x2_gas_scaling():
+    run = GAS_SCALING2
+    modes = gas_modes(run)
+    alone = modes[("alone", 4000000, "auto")][0]
+    cells = modes[("alone", 4000000, "cells")][0]
+    spread = modes[("process2", 8000000, "auto")][0]
+    return f"""### The gas over two GPUs
+
+The gas's spread over both GPUs as the spread runs above are measured,
+and by its neighbour lists: medians of three runs after an untimed one,
+1000 steps. The last two columns of the second table compare two GPUs
+with twice one GPU alone on a GPU's share of the particles: in the
+lists the spread took, and in one GPU's default.
+
+{source([(run, "scaling.md"), (run, "gas_modes.txt"),
+         (run, "machine.txt")], H200X2, "2026-11-30",
+        "`REPEAT=3 bench/multi_gpu.sh OUT machine gas`; `clkit run gas "
+        "--particles N --steps 1000 --neighbors L --device cuda:0[,cuda:1 "
+        "--spread --shares 1,1] --log-every 0 --json --quiet`, and `mpirun "
+        "-np 2` with `--device cuda`")}
+
+{scaling_body(run)}
 
 {table(["particles", "run", "asked", "lists", "particle-steps/s",
         "against alone, same lists", "against alone, default"],
        gas_mode_rows(modes))}
 
+- Two members of 4M particles each take Verlet lists, as one GPU does.
+  A spread's members take them from 3,145,728 particles a member
+  (below).
+- Two GPUs give {spread / (2 * alone) * 100:.1f}% of twice one GPU's rate
+  (weak, one process, the default lists).
+- One GPU's Verlet lists run {alone / cells:.2f} times as fast as its cells
+  at 4M particles.
+- The notes' compute time is the host's time in the members' phases.
+  A gas member's counts its making (programs built, particles dealt). A
+  whole box's counts only the queuing of its steps.
 - A spread's Verlet step reads each member's rebuild flag on the host
   every step, and drifts in a launch of its own. One device reads no
-  flag and drifts inside the forces' launch.
-
-Two members' cells against their Verlet lists, by a member's
-particles. `gas_slabs.txt` runs 600 steps: the median of two runs after
-an untimed one. These runs ask for each mode. From them, `auto` takes
-Verlet lists where every member is a GPU with 6,000,000 particles or
-more (`CK_GAS_AUTO_VERLET_MEMBER_FROM`).
-
-{source([(run, "gas_slabs.txt"), (run, "gas_modes.txt")], H200X2,
-        "2026-11-29",
-        "`clkit run gas --particles N --steps S --neighbors L --device "
-        "cuda:0,cuda:1 --spread --shares 1,1 --log-every 0 --json "
-        "--quiet`, and `mpirun -np 2` with `--device cuda`")}
-
-{table(["particles a member", "run", "cells", "verlet:0.5",
-        "verlet / cells"], gas_slab_rows(modes))}"""
+  flag and drifts inside the forces' launch."""
 
 
 def h200x2_aco_engine():
@@ -2986,7 +2972,8 @@ SECTIONS = [
                       h200_user_stream, h200_gas_verlet, h200_gas_ahead,
                       h200_aco_ants, h200_engine, h200_gas_whole,
                       h200_gas_alone_engine]),
-    ("2 NVIDIA H200", [h200x2_scaling, h200x2_aco_engine, h200x2_gas_engine,
+    ("2 NVIDIA H200", [h200x2_scaling, h200x2_gas_scaling, h200x2_aco_engine,
+                        h200x2_gas_engine,
                         h200x2_gas_verlet_host, h200x2_gas_member_lists,
                         h200x2_mlp_epochs, h200x2_engine_all]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
