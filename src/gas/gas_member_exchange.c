@@ -66,11 +66,13 @@ static ck_status enter(ck_gas *member, size_t count) {
   float *reals = (float *)(words + count);
   if (count == 0)
     return CK_OK;
+  /* The second write's event stands for both (ck__staging). */
   CK_TRY(ck_buffer_write(state->queue, state->in_word, 0, 4 * count, words,
                          CK_NONBLOCKING, NULL));
+  state->staging.pending = 1; /* until the event is made */
   CK_TRY(ck_buffer_write(state->queue, state->in_real, 0, 16 * count, reals,
-                         CK_NONBLOCKING, NULL));
-  state->staging.pending = 1;
+                         CK_NONBLOCKING, &state->staging.written));
+  state->staging.pending = 0;
   CK_TRY(member->steps->enter(state, state->particles, (uint32_t)count));
   state->particles += (uint32_t)count;
 fail:

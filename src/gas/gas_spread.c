@@ -17,9 +17,9 @@
  * that are not resident (gas_spread_steps.c) go through host memory and
  * the exchange (framework/halo.h). There a member reads what it sends
  * into its page-locked memory (ck__host_alloc); the exchange sends from
- * there (cells mode from a copy in an envelope). A
- * member copies what it receives into its page-locked staging once, and
- * writes it in one write. A particle keeps its id wherever it goes: the
+ * there (cells mode from a copy in an envelope). A member copies what it
+ * receives into its page-locked staging once, and writes it in one
+ * write. A particle keeps its id wherever it goes: the
  * Langevin noise is drawn from it, and outputs are in its order.
  *
  * Along the cut the members' boxes are closed (their ghosts stand for
@@ -176,10 +176,10 @@ static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip,
   ck_status status = CK_OK;
   const void *in[2] = {NULL, NULL};
   axis_link *l = STAGE(m);
-  for (int from = 0; from < 2; ++from)
-    if (s->halo.members[i].from[from].data)
-      in[from] =
-          (const unsigned char *)s->halo.members[i].from[from].data + skip;
+  const ck__exchange_buffer *from = s->halo.members[i].from;
+  for (int side = 0; side < 2; ++side)
+    if (from[side].data)
+      in[side] = (const unsigned char *)from[side].data + skip;
   CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), base));
   s->run->queues[i] = ck__gas_member_queue(m->gas);
   /* A stray is read back with the stage and the inbox word it came by. */

@@ -96,10 +96,9 @@ struct ck__gas_spread {
   ck__halo halo;
   /* Scratch of local member i: words and floats of a message. */
   ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
-  /* Copies without the host into local member i from its previous and
-   * its next member, where every member is a CUDA device of this one
-   * process stepping cell lists in slabs (else NULL); on_devices: every
-   * message then crosses through them. */
+  /* What local member i reads of its previous and its next member in
+   * resident steps (on_devices), where every member is a CUDA device of
+   * this process stepping cell lists in slabs (else NULL). */
   ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
   int on_devices;
   /* Resident steps (cells mode without the host): 1 once the members
@@ -212,9 +211,8 @@ void ck__gas_spread_ready_to_reside(ck__gas_spread *s);
 ck_status ck__gas_spread_slab_steps(ck__gas_spread *s, uint64_t steps);
 
 /* gas_spread_deal.c's making and dealing of slabs. */
-/* The grid, what the members can share (their copies device to
- * device, resident steps between processes, speeds to measure) and the
- * census they must keep (collective). */
+/* The grid, what the members can share (resident steps, speeds to
+ * measure) and the census they must keep (collective). */
 ck_status ck__gas_spread_plan(ck__gas_spread *s);
 /* The box cut by the weights (the engine's cut): each local member's
  * slab, and its particles counted into units (collective). */

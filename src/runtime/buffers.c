@@ -90,7 +90,14 @@ ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
 }
 
 ck_status ck__staging_settle(ck__staging *s, ck_queue *queue) {
-  ck_status status = s->pending ? ck_queue_finish(queue) : CK_OK;
+  ck_status status = CK_OK;
+  if (s->written) {
+    status = ck_event_wait(s->written);
+    ck_event_destroy(s->written);
+    s->written = NULL;
+  }
+  if (status == CK_OK && s->pending)
+    status = ck_queue_finish(queue);
   if (status == CK_OK)
     s->pending = 0;
   return status;
@@ -129,9 +136,9 @@ ck_status ck__staging_write(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
       memcpy(at, pieces[k], sizes[k]);
       at += sizes[k];
     }
+  assert(!s->written && !s->pending);
   CK_TRY(ck_buffer_write(queue, buffer, offset, bytes, s->write, CK_NONBLOCKING,
-                         NULL));
-  s->pending = 1;
+                         &s->written));
 fail:
   return status;
 }
@@ -139,8 +146,9 @@ fail:
 void ck__staging_free(ck__staging *s, ck_queue *queue) {
   if (queue) {
     /* Writes from it may be pending: they end before it goes. */
-    if (s->pending)
+    if (s->pending || s->written)
       ck_queue_finish(queue);
+    ck_event_destroy(s->written);
     ck__host_free(queue, s->write);
     ck__host_free(queue, s->read);
   }

@@ -213,12 +213,17 @@ void ck__host_free(ck_queue *queue, void *pointer);
  * A queue's staging: host memory of ck__host_alloc's that writes to its
  * buffers go from without a wait (write, write_bytes of it), and reads
  * for the host go to (read). Writes queued from it may read it until the
- * queue has done them: pending is 1 until then. Zeroed: empty. The
- * caller keeps the queue it was made on, and frees it there.
+ * queue has done them. `written` is the event of the last (the queue
+ * keeps their order), waited for before the write side is filled again;
+ * pending 1 where one was queued without an event, which waits for the
+ * whole queue. Waiting for the queue's later work would stall the host.
+ * Zeroed: empty. The caller keeps the queue it was made on, and frees it
+ * there.
  */
 typedef struct ck__staging {
   void *write, *read;
   size_t write_bytes, read_bytes;
+  ck_event *written;
   int pending;
 } ck__staging;
 
