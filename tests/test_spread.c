@@ -138,6 +138,28 @@ static void times(void) {
   for (size_t m = 0; m < 3; ++m)
     CHECK_MSG(run.compute_s[m] >= 4e-3 * (double)(m + 1),
               "member %zu: %g s over 4 calls", m, run.compute_s[m]);
+  /* The report counts from the clocks' start: the fifth call alone. */
+  double before[3];
+  memcpy(before, run.compute_s, sizeof before);
+  ck__spread_clocks_start(&run);
+  CHECK_OK(ck__spread_each(&run, take_time, NULL));
+  for (int queues = 0; queues < 2; ++queues) {
+    ck_result r;
+    memset(&r, 0, sizeof r);
+    CHECK_OK(queues ? ck__spread_report_queues(&run, &r)
+                    : ck__spread_report(&run, &r));
+    CHECK(r.member_count == 3);
+    for (size_t m = 0; m < 3 && m < r.member_count; ++m) {
+      double since = run.compute_s[m] - before[m];
+      CHECK_MSG(r.members[m].compute_s == since &&
+                    since >= 1e-3 * (double)(m + 1) &&
+                    r.members[m].exchange_s >= 0,
+                "member %zu: %g s reported, %g s since the start, %g s in "
+                "all",
+                m, r.members[m].compute_s, since, run.compute_s[m]);
+    }
+    ck_result_release(&r);
+  }
   ck__spread_end(&run);
 }
 

@@ -56,8 +56,10 @@ typedef struct ck_spread_member {
   int rank;              /* the process that drove it (0 alone) */
   uint64_t units;        /* what it was dealt: particles, islands, ... */
   double share;          /* units over the run's total */
-  double compute_s;      /* seconds of its own steps, waits included */
-  double exchange_s;     /* seconds its process spent exchanging */
+  /* Seconds of its own steps, from the run's first: its kernel time
+   * where its device keeps one, else the host's, waits included. */
+  double compute_s;
+  double exchange_s; /* seconds its process spent exchanging in them */
   /* Bytes it sent to other members: its messages (halos, migrants,
    * ghosts), and its part of every gather, sum and broadcast once for
    * each other member (an MLP's gradients each batch among them); 0 for a

@@ -480,7 +480,7 @@ static ck_status probe(ck__engine *engine, uint64_t total, probe_call *call) {
   for (size_t i = 0; i < run->local; ++i)
     call->trials[i] = describe(engine, i, 0, share ? share : 1, total);
   ck_status status = ck__engine_each(engine, probe_phase, call);
-  memset(run->compute_s, 0, run->local * sizeof *run->compute_s);
+  ck__spread_clocks_start(run);
   return status;
 }
 
@@ -718,6 +718,7 @@ ck_status ck__engine_loop(ck__engine *engine, const ck__loop_rules *rules,
   /* A driver's own due (work it must do at a step) is not combined with
    * the agreed clock's reads yet. */
   assert(engine && rules && driver && driver->step && !driver->due);
+  ck__spread_clocks_start(&engine->run);
   if (engine->alone)
     return ck__loop_run(rules, driver, outcome);
   ck__loop_rules agreed = *rules;

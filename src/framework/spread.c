@@ -245,7 +245,38 @@ typedef struct member_record {
   double slab[4];
 } member_record;
 
-ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
+/* A queue's kernel seconds so far, 0 where it keeps none; the queue
+ * finished first, since some backends count a launch's time only once it
+ * is waited for. */
+static double queue_seconds(ck_queue *queue) {
+  double seconds = 0;
+  if (!queue || ck_queue_finish(queue) != CK_OK ||
+      ck_queue_get_kernel_seconds(queue, &seconds) != CK_OK)
+    return 0;
+  return seconds;
+}
+
+void ck__spread_clocks_start(ck__spread_run *run) {
+  assert(run && run->exchange && run->local <= CK_SPREAD_MAX_LOCAL);
+  for (size_t i = 0; i < run->local; ++i) {
+    run->compute_from[i] = run->compute_s[i];
+    run->kernel_from[i] = queue_seconds(run->queues[i]);
+  }
+  run->exchange_from = ck__exchange_seconds(run->exchange);
+}
+
+/* Member i's compute seconds since its clocks started: its queue's
+ * kernel time where asked and kept, else the host's. */
+static double compute_seconds(const ck__spread_run *run, size_t i,
+                              int kernels) {
+  double seconds = kernels ? queue_seconds(run->queues[i]) : 0;
+  return seconds > 0 ? seconds - run->kernel_from[i]
+                     : run->compute_s[i] - run->compute_from[i];
+}
+
+/* ck__spread_report and ck__spread_report_queues (kernels 1). */
+static ck_status report(const ck__spread_run *run, ck_result *result,
+                        int kernels) {
   ck_status status = CK_OK;
   assert(run && run->exchange && result);
   size_t members = ck__exchange_members(run->exchange);
@@ -261,8 +292,9 @@ ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
              (int)sizeof local[i].device_name - 1, run->devices[i].name);
     local[i].rank = ck__exchange_rank(run->exchange);
     local[i].units = run->units[i];
-    local[i].compute_s = run->compute_s[i];
-    local[i].exchange_s = ck__exchange_seconds(run->exchange);
+    local[i].compute_s = compute_seconds(run, i, kernels);
+    local[i].exchange_s =
+        ck__exchange_seconds(run->exchange) - run->exchange_from;
     local[i].bytes_sent =
         run->bytes_sent[i] + ck__exchange_sent(run->exchange, i);
     local[i].slab_axis = run->slab_axis;
@@ -333,17 +365,6 @@ void ck__spread_verdict(const ck_result *result, double steps, char *line,
            result->wall_s);
 }
 
-/* A queue's kernel seconds so far, 0 where it keeps none; the queue
- * finished first, since some backends count a launch's time only once it
- * is waited for. */
-static double queue_seconds(ck_queue *queue) {
-  double seconds = 0;
-  if (!queue || ck_queue_finish(queue) != CK_OK ||
-      ck_queue_get_kernel_seconds(queue, &seconds) != CK_OK)
-    return 0;
-  return seconds;
-}
-
 double ck__spread_kernel_seconds(const ck__spread_run *run) {
   double total = 0;
   for (size_t i = 0; i < run->local; ++i)
@@ -351,13 +372,12 @@ double ck__spread_kernel_seconds(const ck__spread_run *run) {
   return total;
 }
 
+ck_status ck__spread_report(const ck__spread_run *run, ck_result *result) {
+  return report(run, result, 0);
+}
+
 ck_status ck__spread_report_queues(ck__spread_run *run, ck_result *result) {
-  for (size_t i = 0; i < run->local; ++i) {
-    double seconds = queue_seconds(run->queues[i]);
-    if (seconds > 0)
-      run->compute_s[i] = seconds;
-  }
-  return ck__spread_report(run, result);
+  return report(run, result, 1);
 }
 
 ck_status ck__spread_largest(ck__spread_run *run, const double *mine,

@@ -23,6 +23,11 @@ typedef struct ck__spread_run {
   uint64_t *first, *units;  /* each local member's slice of the units */
   double *compute_s;        /* each local member's steps, as timed */
   uint64_t *bytes_sent;     /* each local member's, to other members */
+  /* compute_s, each queue's kernel seconds and the exchange's seconds
+   * where the timed steps began (ck__spread_clocks_start): the report
+   * gives what came after. */
+  double compute_from[CK_SPREAD_MAX_LOCAL], kernel_from[CK_SPREAD_MAX_LOCAL];
+  double exchange_from;
   /* A gas's slabs: the axis (-1: none; 2: a grid's boxes) and each local
    * member's bounds: along the axis, then (a grid's) along y. */
   int slab_axis;
@@ -90,8 +95,15 @@ ck_status ck__spread_deal(ck__spread_run *run, const ck_spread *spread,
                           uint64_t total, uint64_t granule,
                           const double *speeds);
 
+/* Starts the members' clocks where the run's timed steps begin: their
+ * report gives their compute and exchange seconds from here, so that
+ * making the members (programs built, units dealt) is not counted. Each
+ * member's queue is finished, for its kernel time so far. */
+void ck__spread_clocks_start(ck__spread_run *run);
+
 /* Fills result->members with every member's slice, device and times
- * (gathered from all processes). Collective. */
+ * since ck__spread_clocks_start (gathered from all processes).
+ * Collective. */
 ck_status ck__spread_report(const ck__spread_run *run, ck_result *result);
 
 /*

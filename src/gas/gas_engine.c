@@ -278,7 +278,11 @@ ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
     s->run->slab[i][3] = s->domain.stages > 1 ? m->place[1].hi : NAN;
   }
   s->run->total = s->config.particles;
-  return ck__spread_report(s->run, result);
+  return ck__spread_report_queues(s->run, result);
+}
+
+void ck__gas_spread_clocks_start(ck__gas_spread *s) {
+  ck__spread_clocks_start(s->run);
 }
 
 void ck__gas_spread_destroy(ck__gas_spread *s) {

@@ -224,6 +224,8 @@ static ck_status run_steps(ck__gas_loop *run, const ck_run_options *options,
                                 .cancel_offset = (long long)begin};
   const ck__loop_driver driver = {run, gas_step, gas_due_work, gas_due};
   ck__loop_outcome outcome;
+  if (run->gas->spread)
+    ck__gas_spread_clocks_start(run->gas->spread);
   double run_started = ck__seconds();
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));
   CK_TRY(finish(run->gas, NULL));
