@@ -2507,19 +2507,30 @@ table follows, from a later run.
   give the same figures every way."""
 
 
+def run_busy(run, mode, scaling, devices):
+    """A scaling row's slowest member's compute time over its wall time."""
+    for line in table_lines(run, "scaling.md"):
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[:3] == [mode, scaling, str(devices)]:
+            match = re.search(r"compute [\d.]+-([\d.]+) s, .* of ([\d.]+) s",
+                              cells[6])
+            return f"{100 * float(match.group(1)) / float(match.group(2)):.0f}%"
+    raise ValueError(f"{run}: no {mode} {scaling} row of {devices}")
+
+
 def h200x2_gas_scaling():
     run = GAS_SCALING2
     modes = gas_modes(run)
     alone = modes[("alone", 4000000, "auto")][0]
     cells = modes[("alone", 4000000, "cells")][0]
-    spread = modes[("process2", 8000000, "auto")][0]
     return f"""### The gas over two GPUs
 
 The gas's spread over both GPUs as the spread runs above are measured,
 and by its neighbour lists: medians of three runs after an untimed one,
 1000 steps. The last two columns of the second table compare two GPUs
 with twice one GPU alone on a GPU's share of the particles: in the
-lists the spread took, and in one GPU's default.
+lists the spread took, and in one GPU's default. The first table ran on
+ab85da0, whose members report their kernel time; the second on 550c25a.
 
 {source([(run, "scaling.md"), (run, "gas_modes.txt"),
          (run, "machine.txt")], H200X2, "2026-11-30",
@@ -2537,13 +2548,11 @@ lists the spread took, and in one GPU's default.
 - Two members of 4M particles each take Verlet lists, as one GPU does.
   A spread's members take them from 3,145,728 particles a member
   (below).
-- Two GPUs give {spread / (2 * alone) * 100:.1f}% of twice one GPU's rate
-  (weak, one process, the default lists).
 - One GPU's Verlet lists run {alone / cells:.2f} times as fast as its cells
   at 4M particles.
-- The notes' compute time is the host's time in the members' phases.
-  A gas member's counts its making (programs built, particles dealt). A
-  whole box's counts only the queuing of its steps.
+- The notes' compute time is each member's kernel time over the steps.
+  One member's GPU is busy {run_busy(run, "process", "weak", 1)} of the
+  time, each of two members' {run_busy(run, "process", "weak", 2)}.
 - A spread's Verlet step reads each member's rebuild flag on the host
   every step, and drifts in a launch of its own. One device reads no
   flag and drifts inside the forces' launch."""
