@@ -498,6 +498,8 @@ ck_status ck_aco_run(ck_aco *aco, ck_aco_report *report) {
   const ck__loop_driver driver = {aco, run_step, run_read, NULL};
   ck__loop_outcome outcome;
   double kernel_before = kernel_seconds(aco);
+  if (aco->spread)
+    ck__aco_spread_clocks_start(aco->spread);
   aco->started = ck__seconds();
   uint64_t first = aco->iteration;
   CK_TRY(ck__loop_run(&rules, &driver, &outcome));

@@ -290,6 +290,8 @@ ck_status ck__aco_spread_latest(ck__aco_spread *spread, double elapsed,
 double ck__aco_spread_kernel_seconds(ck__aco_spread *spread);
 /* Every member's slice and times into result->members. */
 ck_status ck__aco_spread_report(ck__aco_spread *spread, ck_result *result);
+/* Starts the members' clocks for the report (ck__engine_clocks_start). */
+void ck__aco_spread_clocks_start(ck__aco_spread *spread);
 /* This process's rank (0 for NULL: a run on one device). */
 int ck__aco_spread_rank(const ck__aco_spread *spread);
 void ck__aco_spread_destroy(ck__aco_spread *spread);

@@ -506,6 +506,10 @@ ck_status ck__aco_spread_report(ck__aco_spread *spread, ck_result *result) {
   return ck__engine_report(spread->engine, result);
 }
 
+void ck__aco_spread_clocks_start(ck__aco_spread *spread) {
+  ck__engine_clocks_start(spread->engine);
+}
+
 int ck__aco_spread_rank(const ck__aco_spread *spread) {
   return spread ? ck__engine_rank(spread->engine) : 0;
 }

@@ -718,7 +718,7 @@ ck_status ck__engine_loop(ck__engine *engine, const ck__loop_rules *rules,
   /* A driver's own due (work it must do at a step) is not combined with
    * the agreed clock's reads yet. */
   assert(engine && rules && driver && driver->step && !driver->due);
-  ck__spread_clocks_start(&engine->run);
+  ck__engine_clocks_start(engine);
   if (engine->alone)
     return ck__loop_run(rules, driver, outcome);
   ck__loop_rules agreed = *rules;
@@ -758,6 +758,11 @@ ck_status ck__engine_best(ck__engine *engine, double *value, uint64_t *index,
 ck_status ck__engine_report(ck__engine *engine, ck_result *result) {
   assert(engine && result);
   return ck__spread_report_queues(&engine->run, result);
+}
+
+void ck__engine_clocks_start(ck__engine *engine) {
+  assert(engine);
+  ck__spread_clocks_start(&engine->run);
 }
 
 double ck__engine_kernel_seconds(ck__engine *engine) {

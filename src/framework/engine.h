@@ -274,6 +274,9 @@ ck_status ck__engine_best(ck__engine *engine, double *value, uint64_t *index,
 
 /* Every member's slice, device and times, into result. Collective. */
 ck_status ck__engine_report(ck__engine *engine, ck_result *result);
+/* Starts the members' clocks for the report where the run's timed steps
+ * begin (ck__spread_clocks_start); ck__engine_loop does so itself. */
+void ck__engine_clocks_start(ck__engine *engine);
 
 /* The kernel seconds of this process's members' queues, summed. */
 double ck__engine_kernel_seconds(ck__engine *engine);

@@ -469,6 +469,8 @@ ck_status ck__nn_spread_forward(ck_nn *nn, ck_nn_set which, double *loss,
                                 uint64_t *hits, int32_t *predicted);
 /* Every member's rows of a batch and times, into result->members. */
 ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result);
+/* Starts the members' clocks for the report (ck__engine_clocks_start). */
+void ck__nn_spread_clocks_start(ck_nn *nn);
 /* This process's rank (0 for a network on one device). */
 int ck__nn_spread_rank(const ck_nn *nn);
 

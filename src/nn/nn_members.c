@@ -302,6 +302,11 @@ ck_status ck__nn_spread_report(ck_nn *nn, ck_result *result) {
   return ck__engine_report(nn->spread->engine, result);
 }
 
+void ck__nn_spread_clocks_start(ck_nn *nn) {
+  assert(nn && nn->spread);
+  ck__engine_clocks_start(nn->spread->engine);
+}
+
 int ck__nn_spread_rank(const ck_nn *nn) {
   assert(nn && nn->spread);
   return ck__engine_rank(nn->spread->engine);

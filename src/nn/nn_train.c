@@ -537,6 +537,8 @@ ck_status ck_nn_train(ck_nn *nn, const ck_nn_training *training,
   ck__loop_outcome outcome;
   /* A callback's stop still restores the best weights and fills the
    * report; the run then returns CK_ERROR_CANCELLED. */
+  if (nn->spread)
+    ck__nn_spread_clocks_start(nn);
   status = ck__loop_run(&rules, &driver, &outcome);
   if (status != CK_OK && !run.cancelled)
     goto fail;
