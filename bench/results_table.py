@@ -2484,7 +2484,7 @@ Throughput of one run spread over both GPUs (`--spread`), in one process
 and over MPI with one rank a GPU, against one GPU without `--spread`.
 Every run takes its default settings but the size and equal shares.
 Each figure is the median of three runs after an untimed one. The gas's
-table follows, from a later run.
+table is in the next section, with its own date.
 
 {source([(run, "scaling.md"), (run, "mlp_scaling.md"),
          (run, "mlp_scaling.csv"), (run, "allreduce.csv"),

@@ -113,7 +113,8 @@ ck_status ck__window_connect(ck__window *w, ck_queue *queue, int *usable) {
     return CK_OK;
   /* Every process posts its swap, or none: a partner left waiting for a
    * process that never posts would wait forever. */
-  made = ck_buffer_create(w->queue, 3 * sizeof(uint32_t), &w->greeting);
+  made = ck__buffer_make_zeroed(w->queue, 3, sizeof(uint32_t),
+                                "a window's greeting", &w->greeting);
   if (made == CK_OK)
     made = ck__queue_lend(w->queue, w->greeting, &address, &ordinal, &stream);
   CK_TRY(ck__exchange_agree(w->run->exchange, &made));

@@ -282,7 +282,7 @@ ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
 }
 
 void ck__gas_spread_clocks_start(ck__gas_spread *s) {
-  ck__spread_clocks_start(s->run);
+  ck__engine_clocks_start(s->engine);
 }
 
 void ck__gas_spread_destroy(ck__gas_spread *s) {

@@ -498,7 +498,7 @@ ck_status ck__gas_spread_finish(ck__gas_spread *spread, double *kernel_s);
 /* The members in a result: owned particles and times, their compute
  * time their queues' kernel time where kept (collective). */
 ck_status ck__gas_spread_report(ck__gas_spread *spread, ck_result *result);
-/* Starts the members' clocks for the report (ck__spread_clocks_start). */
+/* Starts the members' clocks for the report (ck__engine_clocks_start). */
 void ck__gas_spread_clocks_start(ck__gas_spread *spread);
 void ck__gas_spread_destroy(ck__gas_spread *spread);
 /* The spread behind a gas, or NULL; local member i's device state, for

@@ -97,10 +97,9 @@ struct ck__gas_spread {
   /* Scratch of local member i: words and floats of a message. */
   ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
   /* What local member i reads of its previous and its next member in
-   * resident steps (on_devices), where every member is a CUDA device of
+   * resident steps (ON_DEVICES), where every member is a CUDA device of
    * this process stepping cell lists in slabs (else NULL). */
   ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
-  int on_devices;
   /* Resident steps (cells mode without the host): 1 once the members
    * have room for them (after a step through the host, at each start);
    * the step's parity; what each local member's neighbours read of it
@@ -138,8 +137,10 @@ struct ck__gas_spread {
 
 /* ---- what the spread's C files share ----------------------------------- */
 
-/* Whether resident steps between processes go by NCCL's sends. */
+/* Resident steps by NCCL's sends; among this process's members; either. */
 #define BY_NCCL(s) ((s)->between > 0 && ck__window_mirrored((s)->window))
+#define ON_DEVICES(s) ((s)->peers[PREVIOUS][0] != NULL)
+#define MAY_RESIDE(s) (ON_DEVICES(s) || (s)->between > 0)
 
 /* The bytes of a message's entries (ck_gas.h's layout): a migrant's, a
  * ghost's. */

@@ -149,11 +149,11 @@ static ck_status unreside(ck__gas_spread *s, member *m, size_t i) {
 
 /* Where resident steps may go now. */
 static int can_reside(const ck__gas_spread *s) {
-  if (!(s->on_devices || s->between > 0) || !s->resident_ready || s->pace.on ||
+  if (!MAY_RESIDE(s) || !s->resident_ready || s->pace.on ||
       s->config.neighbors != CK_GAS_CELLS)
     return 0;
   /* Between processes, links_swap agrees on the members' steps. */
-  for (size_t i = 0; s->on_devices && i < s->run->local; ++i)
+  for (size_t i = 0; ON_DEVICES(s) && i < s->run->local; ++i)
     if (!ck__gas_member_can_reside(s->members[i].gas) ||
         !ck__peer_direct(s->peers[PREVIOUS][i]) ||
         !ck__peer_direct(s->peers[NEXT][i]))
@@ -194,7 +194,7 @@ fail:
 /* After a cells-mode step through the host (the first at a start): its
  * counts are the first to make room for resident steps by. */
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
-  int devices = s->on_devices || s->between > 0;
+  int devices = MAY_RESIDE(s);
   for (size_t i = 0; devices && i < s->run->local; ++i) {
     const member *m = &s->members[i];
     s->most[i] = s->most_leavers[i] = 0;
@@ -324,7 +324,7 @@ fail:
  * blocks that work needs. */
 static int by_tags(const ck__gas_spread *s) {
   size_t n = s->run->local;
-  if (!s->on_devices || s->between != 0 || n < 2)
+  if (!ON_DEVICES(s) || s->between != 0 || n < 2)
     return 0;
   for (size_t i = 0; i < n; ++i) {
     if (!ck__gas_member_waits(s->members[i].gas))
@@ -351,7 +351,7 @@ static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
     if (s->between < 0)
       return ck__gas_spread_each(s, unreside);
   }
-  for (size_t i = 0; s->on_devices && i < n; ++i)
+  for (size_t i = 0; ON_DEVICES(s) && i < n; ++i)
     for (int from = 0, side; from < 2; ++from)
       CK_TRY(ck__gas_member_source(
           ck__gas_spread_sender_of(s, i, from, &side)->gas, s->peers[from][i],
@@ -429,5 +429,5 @@ fail:
 }
 
 int ck__gas_spread_on_devices(const ck__gas_spread *s) {
-  return s->on_devices;
+  return ON_DEVICES(s);
 }
