@@ -296,10 +296,6 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     s->members[i].gas = NULL;
     free(s->members[i].records.data);
   }
-  for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i) {
-    free(s->words[i].data);
-    free(s->reals[i].data);
-  }
   ck__halo_free(&s->halo);
   ck__spread_peers_close(s->peers);
   ck__window_close(s->window);

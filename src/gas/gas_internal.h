@@ -552,12 +552,13 @@ ck_queue *ck__gas_member_queue(ck_gas *member);
  * with more (a quarter to spare), its slots in use copied; *member then
  * changes. */
 ck_status ck__gas_member_reserve(ck_gas **member, size_t slots);
-/* Appends count slots: words[e] (with ghost 1, as a ghost's), and from
- * reals (stride 2 or 4 floats an entry) the position and, with stride 4,
- * the velocity (else zero). Room must be reserved. */
-ck_status ck__gas_member_append(ck_gas *member, size_t count,
-                                const uint32_t *words, const float *reals,
-                                uint32_t stride, int ghost);
+/* Appends count own slots in two calls: inbox gives room in the member's
+ * host memory for their ids (*words) and 4 floats each (*reals: position
+ * and velocity), which the caller fills; enter puts them after the slots
+ * in use. Room must be reserved. */
+ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
+                               float **reals);
+ck_status ck__gas_member_enter(ck_gas *member, size_t count);
 /* The own slots that leave the slab [lo, hi) (mode 0: in stage 0
  * ghosts are dropped too) or lie within reach of a border (mode 1: in
  * stage 1 stage 0's ghosts too), along the stage's axis, each side's
@@ -703,12 +704,12 @@ ck_status ck__gas_member_scale(ck_gas *member, double factor);
  * counts (bins). */
 ck_status ck__gas_member_rdf(ck_gas *member, size_t bins, double range,
                              uint64_t *counts);
-/* Its own particles, in slot order: *count of them, their ids, and the
- * arrays asked for (NULL skips; 2 floats a particle, 1 for energies and
- * virials), each with room for every slot in use. */
-ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,
-                             float *positions, float *velocities, float *forces,
-                             float *energies, float *virials);
+/* Every slot in use (ck__gas_member_slots; ghosts too): its id word
+ * (ck_gas_own tells its own) and the arrays asked for, as floats in slot
+ * order: out[0..4] positions, velocities and forces (2 a slot), energies
+ * and virials (1 a slot); NULL skips. */
+ck_status ck__gas_member_read(ck_gas *member, uint32_t *words,
+                              float *const out[5]);
 /* The degrees of freedom of a configuration's particles. */
 double ck__gas_degrees_of_freedom(const ck_gas_config *config);
 

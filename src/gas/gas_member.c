@@ -199,14 +199,17 @@ ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,
                         CK_BLOCKING, NULL);
 }
 
-/* Writes count slots from `first` of a buffer. */
-static ck_status write_slots(gas_state *state, ck_buffer *buffer, size_t first,
-                             size_t count, size_t bytes_a_slot,
-                             const void *data) {
-  if (count == 0)
-    return CK_OK;
-  return ck_buffer_write(state->queue, buffer, first * bytes_a_slot,
-                         count * bytes_a_slot, data, CK_BLOCKING, NULL);
+/* What a state made again carries (ck__gas_member_reserve): the slots'
+ * positions, velocities, forces (a state made again between steps, a
+ * resident settle's, takes its next first half-kick from them) and ids;
+ * the messages packed at a rebuild, not all sent yet; and the entries of
+ * a grid's stage 0 that its sort will look for. */
+#define CARRIED 6
+static ck_buffer **carried_buffer(gas_state *state, int which) {
+  ck_buffer **buffers[CARRIED] = {&state->position,   &state->velocity,
+                                  &state->force,      &state->id,
+                                  &state->out_packed, &state->in_packed};
+  return buffers[which];
 }
 
 ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
@@ -214,9 +217,8 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   ck_gas *old = *member, *grown = NULL;
   gas_state *state = &old->state;
   size_t used = state->particles, real = state->real_size;
-  float *positions = NULL, *velocities = NULL, *forces = NULL;
-  uint32_t *ids = NULL, *packed = NULL, *inbox = NULL;
   size_t packed_words, word_size, inbox_kept = state->inbox_kept;
+  unsigned char *kept[CARRIED] = {NULL, NULL, NULL, NULL, NULL, NULL};
   if (slots <= old->config.particles)
     return CK_OK;
   message_shape(state, state->message_capacity, PACKED_OUTBOX, &packed_words,
@@ -228,51 +230,34 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
   if (config.particles > UINT32_MAX / 2)
     return ck__fail(CK_ERROR_UNSUPPORTED,
                     "a slab of %zu particles and ghosts: at most 2^31", slots);
-  positions = malloc((used ? used : 1) * 2 * real);
-  velocities = malloc((used ? used : 1) * 2 * real);
-  forces = malloc((used ? used : 1) * 2 * real);
-  ids = malloc((used ? used : 1) * sizeof *ids);
-  packed = malloc(packed_words * sizeof *packed);
-  if (!positions || !velocities || !forces || !ids || !packed)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
-            used);
-  CK_TRY(ck__gas_read_slots(state, state->position, used, 2 * real, positions));
-  CK_TRY(
-      ck__gas_read_slots(state, state->velocity, used, 2 * real, velocities));
-  /* The forces too: a state made again between steps (a resident
-   * settle) takes its next first half-kick from them. */
-  CK_TRY(ck__gas_read_slots(state, state->force, used, 2 * real, forces));
-  CK_TRY(ck__gas_read_slots(state, state->id, used, 4, ids));
-  /* The messages packed at a rebuild, not all sent yet, go along. */
-  CK_TRY(ck__gas_read_slots(state, state->out_packed, packed_words, 4, packed));
-  /* So do the entries of a grid's stage 0 that its sort will look for. */
-  CK_TRY(read_kept_inbox(state, &inbox));
+  size_t bytes[CARRIED] = {2 * real * used, 2 * real * used,  2 * real * used,
+                           4 * used,        4 * packed_words, 4 * inbox_kept};
+  for (int k = 0; k < CARRIED; ++k) {
+    if (!(kept[k] = malloc(bytes[k] ? bytes[k] : 1)))
+      CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
+              used);
+    if (bytes[k])
+      CK_TRY(ck_buffer_read(state->queue, *carried_buffer(state, k), 0,
+                            bytes[k], kept[k], CK_BLOCKING, NULL));
+  }
   CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
                              state->message_capacity, state->walls_x,
                              state->slab ? -1 : state->walls_y, state->tiers, 1,
                              &grown));
   gas_state *fresh = &grown->state;
-  CK_TRY(write_slots(fresh, fresh->position, 0, used, 2 * real, positions));
-  CK_TRY(write_slots(fresh, fresh->velocity, 0, used, 2 * real, velocities));
-  CK_TRY(write_slots(fresh, fresh->force, 0, used, 2 * real, forces));
-  CK_TRY(write_slots(fresh, fresh->id, 0, used, 4, ids));
-  CK_TRY(write_slots(fresh, fresh->out_packed, 0, packed_words, 4, packed));
-  if (inbox) {
-    CK_TRY(ck__gas_member_inbox_room(fresh, inbox_kept / CK_GAS_GHOST_WORDS));
-    CK_TRY(write_slots(fresh, fresh->in_packed, 0, inbox_kept, 4, inbox));
-    fresh->inbox_kept = (uint32_t)inbox_kept;
-  }
+  CK_TRY(ck__gas_member_inbox_room(fresh, inbox_kept / CK_GAS_GHOST_WORDS));
+  fresh->inbox_kept = (uint32_t)inbox_kept;
+  for (int k = 0; k < CARRIED; ++k)
+    if (bytes[k])
+      CK_TRY(ck_buffer_write(fresh->queue, *carried_buffer(fresh, k), 0,
+                             bytes[k], kept[k], CK_BLOCKING, NULL));
   fresh->particles = (uint32_t)used;
   ck_gas_destroy(old);
   *member = grown;
   grown = NULL;
 fail:
   ck_gas_destroy(grown);
-  free(positions);
-  free(velocities);
-  free(forces);
-  free(ids);
-  free(packed);
-  free(inbox);
+  for (int k = 0; k < CARRIED; ++k)
+    free(kept[k]);
   return status;
 }

@@ -34,11 +34,8 @@ fail:
   return status;
 }
 
-/* Room for count more slots' words and 4 floats each (position,
- * velocity) in the member's host memory, to fill; then enter puts them
- * in the slots after those in use. Room must be reserved. */
-static ck_status inbox(ck_gas *member, size_t count, uint32_t **words,
-                       float **reals) {
+ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
+                               float **reals) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   if (state->particles + count > member->config.particles)
@@ -59,7 +56,7 @@ fail:
   return status;
 }
 
-static ck_status enter(ck_gas *member, size_t count) {
+ck_status ck__gas_member_enter(ck_gas *member, size_t count) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   uint32_t *words = state->staging.write;
@@ -75,29 +72,6 @@ static ck_status enter(ck_gas *member, size_t count) {
   state->staging.pending = 0;
   CK_TRY(member->steps->enter(state, state->particles, (uint32_t)count));
   state->particles += (uint32_t)count;
-fail:
-  return status;
-}
-
-ck_status ck__gas_member_append(ck_gas *member, size_t count,
-                                const uint32_t *words, const float *reals,
-                                uint32_t stride, int ghost) {
-  ck_status status = CK_OK;
-  uint32_t *inbox_words = NULL;
-  float *inbox_reals = NULL;
-  if (count == 0)
-    return CK_OK;
-  CK_TRY(inbox(member, count, &inbox_words, &inbox_reals));
-  /* Position and velocity (a ghost's velocity zero: it is not moved). */
-  for (size_t e = 0; e < count; ++e) {
-    const float *entry = reals + (size_t)stride * e;
-    inbox_reals[4 * e] = entry[0];
-    inbox_reals[4 * e + 1] = entry[1];
-    inbox_reals[4 * e + 2] = stride == 4 ? entry[2] : 0.0f;
-    inbox_reals[4 * e + 3] = stride == 4 ? entry[3] : 0.0f;
-    inbox_words[e] = ghost ? words[e] | CK_GAS_GHOST : words[e];
-  }
-  CK_TRY(enter(member, count));
 fail:
   return status;
 }

@@ -75,48 +75,18 @@ ck_status ck__gas_member_scale(ck_gas *member, double factor) {
   return member->steps->scale(&member->state, factor);
 }
 
-ck_status ck__gas_member_own(ck_gas *member, size_t *count, uint32_t *ids,
-                             float *positions, float *velocities, float *forces,
-                             float *energies, float *virials) {
+ck_status ck__gas_member_read(ck_gas *member, uint32_t *words,
+                              float *const out[5]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
   size_t n = state->particles;
-  uint32_t *words = malloc((n ? n : 1) * sizeof *words);
-  float *scratch = malloc((n ? n : 1) * 2 * sizeof *scratch);
-  if (!words || !scratch)
-    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles", n);
+  ck_buffer *const buffers[5] = {state->position, state->velocity, state->force,
+                                 state->energy, state->virial};
   CK_TRY(ck__gas_read_slots(state, state->id, n, 4, words));
-  size_t own = 0;
-  for (size_t k = 0; k < n; ++k)
-    if (ck_gas_own(words[k]))
-      ids[own++] = words[k];
-  *count = own;
-  /* Each array asked for, compacted to the own slots alone. */
-  struct {
-    float *out;
-    ck_buffer *buffer;
-    size_t width;
-  } arrays[] = {{positions, state->position, 2},
-                {velocities, state->velocity, 2},
-                {forces, state->force, 2},
-                {energies, state->energy, 1},
-                {virials, state->virial, 1}};
-  for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; ++a) {
-    if (!arrays[a].out)
-      continue;
-    size_t width = arrays[a].width;
-    CK_TRY(ck__gas_read_slots(state, arrays[a].buffer, n, width * 4, scratch));
-    size_t at = 0;
-    for (size_t k = 0; k < n; ++k)
-      if (ck_gas_own(words[k])) {
-        memcpy(arrays[a].out + width * at, scratch + width * k,
-               width * sizeof *scratch);
-        ++at;
-      }
-  }
+  for (int a = 0; a < 5; ++a)
+    if (out[a])
+      CK_TRY(ck__gas_read_slots(state, buffers[a], n, a < 3 ? 8 : 4, out[a]));
 fail:
-  free(words);
-  free(scratch);
   return status;
 }
 

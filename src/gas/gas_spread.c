@@ -74,15 +74,6 @@ member *ck__gas_spread_sender_of(ck__gas_spread *s, size_t i, int from,
   return &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
 }
 
-/* Room in scratch for count words and count * stride floats. */
-ck_status ck__gas_spread_hold_scratch(ck__gas_spread *s, size_t i, size_t count,
-                                      size_t stride) {
-  ck_status status = ck__exchange_buffer_hold(&s->words[i], 4, count);
-  if (status == CK_OK)
-    status = ck__exchange_buffer_hold(&s->reals[i], 4 * stride, count);
-  return status;
-}
-
 /* ---- a rebuild ------------------------------------------------------------
  *
  * A rebuild's messages are packed on the sender's device as the receiver

@@ -106,12 +106,12 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
   const double *positions = s->deal_positions;
   const double *velocities = s->deal_velocities;
   int a = s->domain.axis;
-  size_t own = m->own;
+  size_t own = m->own, at = 0;
+  uint32_t *words = NULL;
+  float *reals = NULL;
+  (void)i;
   CK_TRY(ck__gas_member_build(m->gas));
-  CK_TRY(ck__gas_spread_hold_scratch(s, i, own, 4));
-  uint32_t *words = s->words[i].data;
-  float *reals = s->reals[i].data;
-  size_t at = 0;
+  CK_TRY(ck__gas_member_inbox(m->gas, own, &words, &reals));
   for (size_t k = 0; k < c->particles && at < own; ++k) {
     double uv[2];
     ck__domain_point(&s->domain, positions, k, uv);
@@ -125,7 +125,7 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
     ++at;
   }
   assert(at == own); /* count_slab counted them with the same test */
-  CK_TRY(ck__gas_member_append(m->gas, own, words, reals, 4, 0));
+  CK_TRY(ck__gas_member_enter(m->gas, own));
 fail:
   return status;
 }
@@ -242,39 +242,6 @@ fail:
 
 /* ---- what the run reads -------------------------------------------------- */
 
-/* Member m's own particles as records in m->records: each its id (ids)
- * and the fields asked for (pairs[q], singles[q] not NULL), in the run's
- * coordinates, from the floats its device gave in read: positions,
- * velocities and forces 2 slots each, then energies and virials. */
-static void write_records(const ck__gas_spread *s, member *m, size_t own,
-                          const uint32_t *ids, const float *read, size_t slots,
-                          double *const pairs[3], double *const singles[2]) {
-  int a = s->domain.axis;
-  const float *p = read, *v = read + 2 * slots, *f = read + 4 * slots,
-              *e = read + 6 * slots, *w = read + 7 * slots;
-  double *record = m->records.data;
-  for (size_t k = 0; k < own; ++k) {
-    double xy[2];
-    ck__domain_to_box(&s->domain, m->place, p[2 * k], p[2 * k + 1], xy);
-    double values[6] = {xy[0],
-                        xy[1],
-                        a ? v[2 * k + 1] : v[2 * k],
-                        a ? v[2 * k] : v[2 * k + 1],
-                        a ? f[2 * k + 1] : f[2 * k],
-                        a ? f[2 * k] : f[2 * k + 1]};
-    *record++ = (double)ids[k];
-    for (int q = 0; q < 3; ++q)
-      if (pairs[q]) {
-        *record++ = values[2 * q];
-        *record++ = values[2 * q + 1];
-      }
-    if (singles[0])
-      *record++ = e[k];
-    if (singles[1])
-      *record++ = w[k];
-  }
-}
-
 /* The fields a read asks for: positions, velocities, forces, then
  * energies and virials (NULL: not asked); each record's doubles, and
  * each local member's count of records. */
@@ -285,6 +252,51 @@ typedef struct records_call {
   size_t *counts;
 } records_call;
 
+/* Member m's own particles as records in m->records, each its id and
+ * the fields asked for, in the run's coordinates, from its slots as
+ * ck__gas_member_read gave them: words, and in read positions,
+ * velocities and forces 2 slots each, then energies and virials. */
+static ck_status write_records(const records_call *call, member *m,
+                               const uint32_t *words, const float *read,
+                               size_t slots) {
+  const ck__gas_spread *s = call->spread;
+  double *const *pairs = call->pairs, *const *singles = call->singles;
+  int a = s->domain.axis;
+  const float *p = read, *v = read + 2 * slots, *f = read + 4 * slots,
+              *e = read + 6 * slots, *w = read + 7 * slots;
+  size_t own = 0;
+  for (size_t k = 0; k < slots; ++k)
+    own += ck_gas_own(words[k]);
+  ck_status status =
+      ck__exchange_buffer_hold(&m->records, call->fields * sizeof(double), own);
+  double *record = m->records.data;
+  if (status != CK_OK)
+    return status;
+  for (size_t k = 0; k < slots; ++k) {
+    if (!ck_gas_own(words[k]))
+      continue;
+    double xy[2];
+    ck__domain_to_box(&s->domain, m->place, p[2 * k], p[2 * k + 1], xy);
+    double values[6] = {xy[0],
+                        xy[1],
+                        a ? v[2 * k + 1] : v[2 * k],
+                        a ? v[2 * k] : v[2 * k + 1],
+                        a ? f[2 * k + 1] : f[2 * k],
+                        a ? f[2 * k] : f[2 * k + 1]};
+    *record++ = (double)words[k];
+    for (int q = 0; q < 3; ++q)
+      if (pairs[q]) {
+        *record++ = values[2 * q];
+        *record++ = values[2 * q + 1];
+      }
+    if (singles[0])
+      *record++ = e[k];
+    if (singles[1])
+      *record++ = w[k];
+  }
+  return CK_OK;
+}
+
 /* Member i's own particles, the fields asked for read from its device and
  * written as records into its m->records (a phase). */
 static ck_status member_records(void *context, size_t i) {
@@ -293,21 +305,21 @@ static ck_status member_records(void *context, size_t i) {
   ck__gas_spread *s = call->spread;
   double *const *pairs = call->pairs, *const *singles = call->singles;
   member *m = &s->members[i];
-  size_t slots = ck__gas_member_slots(m->gas), *own = &call->counts[i];
+  size_t slots = ck__gas_member_slots(m->gas);
   float *read = malloc((slots ? slots : 1) * 8 * sizeof *read);
-  if (!read)
+  uint32_t *words = malloc((slots ? slots : 1) * sizeof *words);
+  if (!read || !words)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  CK_TRY(ck__gas_spread_hold_scratch(s, i, slots, 1));
-  CK_TRY(ck__gas_member_own(
-      m->gas, own, s->words[i].data, pairs[0] ? read : NULL,
-      pairs[1] ? read + 2 * slots : NULL, pairs[2] ? read + 4 * slots : NULL,
-      singles[0] ? read + 6 * slots : NULL,
-      singles[1] ? read + 7 * slots : NULL));
-  CK_TRY(ck__exchange_buffer_hold(&m->records, call->fields * sizeof(double),
-                                  *own));
-  write_records(s, m, *own, s->words[i].data, read, slots, pairs, singles);
+  float *const out[5] = {
+      pairs[0] ? read : NULL, pairs[1] ? read + 2 * slots : NULL,
+      pairs[2] ? read + 4 * slots : NULL, singles[0] ? read + 6 * slots : NULL,
+      singles[1] ? read + 7 * slots : NULL};
+  CK_TRY(ck__gas_member_read(m->gas, words, out));
+  CK_TRY(write_records(call, m, words, read, slots));
+  call->counts[i] = m->records.count;
 fail:
   free(read);
+  free(words);
   return status;
 }
 

@@ -94,8 +94,6 @@ struct ck__gas_spread {
   ck__engine_pace pace;
   /* What each local member sends and receives through the host. */
   ck__halo halo;
-  /* Scratch of local member i: words and floats of a message. */
-  ck__exchange_buffer words[CK_SPREAD_MAX_LOCAL], reals[CK_SPREAD_MAX_LOCAL];
   /* What local member i reads of its previous and its next member in
    * resident steps (ON_DEVICES), where every member is a CUDA device of
    * this process stepping cell lists in slabs (else NULL). */
@@ -175,9 +173,6 @@ ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase);
 /* The member that sends local member i what it gets from `from`. */
 member *ck__gas_spread_sender_of(ck__gas_spread *s, size_t i, int from,
                                  int *side);
-/* Makes room in local member i's scratch for count entries. */
-ck_status ck__gas_spread_hold_scratch(ck__gas_spread *s, size_t i, size_t count,
-                                      size_t stride);
 /* How far past its borders an arrival may lie, by rounding. */
 double ck__gas_spread_slack(const ck__gas_spread *s);
 /* Fails naming a particle that reached a member past its borders. */
