@@ -710,7 +710,16 @@ static ck_status fill_row(void *context, size_t i, double *row) {
   return CK_OK;
 }
 
-/* Every member's row summed, and a member's failure agreed. */
+/* Only the first of a member's row: the rest stays as the engine gave
+ * it, zero. */
+static ck_status fill_first(void *context, size_t i, double *row) {
+  (void)context;
+  row[0] = (double)(i + 1);
+  return CK_OK;
+}
+
+/* Every member's row summed, and a member's failure agreed; the rows,
+ * kept between calls, start at zero each time, and grow. */
 static void sums(void) {
   toy t;
   ck__engine *engine = NULL;
@@ -722,6 +731,10 @@ static void sums(void) {
   CHECK_OK(ck__engine_create(&kind, &t, &three, CELLS, &engine));
   CHECK_OK(ck__engine_sum_each(engine, fill_row, &failing, 2, total));
   CHECK_MSG(total[0] == 6 && total[1] == 60, "%g %g", total[0], total[1]);
+  double wider[4] = {-1, -1, -1, -1};
+  CHECK_OK(ck__engine_sum_each(engine, fill_first, NULL, 4, wider));
+  CHECK_MSG(wider[0] == 6 && wider[1] == 0 && wider[2] == 0 && wider[3] == 0,
+            "%g %g %g %g", wider[0], wider[1], wider[2], wider[3]);
   failing = 1;
   CHECK(ck__engine_sum_each(engine, fill_row, &failing, 2, total) ==
         CK_ERROR_DEVICE);

@@ -118,8 +118,9 @@ static void previous_only(ck__spread_run *run, ck_queue *queue,
   ck__window *window = NULL;
   ck__window_view views[2];
   int usable = 0;
-  unsigned rules =
-      CK__WINDOW_IPC_ONLY | CK__WINDOW_OWN_GPUS | CK__WINDOW_PREVIOUS_ONLY;
+  /* The GA's rules: no marks, as its kernels never wait on them. */
+  unsigned rules = CK__WINDOW_IPC_ONLY | CK__WINDOW_OWN_GPUS |
+                   CK__WINDOW_PREVIOUS_ONLY | CK__WINDOW_NO_MARKS;
   CHECK_OK(ck__window_open(run, 1, rules, &window));
   CHECK_MSG((window == NULL) == mirrored, "rank %d: window %p, mirrored %d",
             rank, (void *)window, mirrored);

@@ -38,6 +38,7 @@ struct ck__engine {
   size_t holder;
   unsigned char *best_item;
   double *sums;
+  ck__exchange_buffer sum_rows; /* ck__engine_sum_each's, kept */
   /* The halos: the passes each way that fill them, what each local member
    * received each way in the last pass, and what it sends. */
   size_t passes[2];
@@ -97,8 +98,14 @@ typedef struct sum_call {
   size_t count;
 } sum_call;
 
+/* Without rows (no room for them), every member fails: the phase agrees
+ * that, with no collective of its own. */
 static ck_status fill_row(void *context, size_t i) {
   const sum_call *call = context;
+  if (!call->rows)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu sums",
+                    call->count);
+  memset(call->rows + i * call->count, 0, call->count * sizeof(double));
   return call->fill(call->context, i, call->rows + i * call->count);
 }
 
@@ -109,18 +116,16 @@ ck_status ck__engine_sum_each(ck__engine *engine,
   ck_status status = CK_OK;
   assert(engine && fill && sums && count > 0);
   size_t local = engine->run.local;
-  sum_call call = {fill, context, calloc(local * count, sizeof(double)), count};
+  ck__exchange_buffer *held = &engine->sum_rows;
+  int room =
+      ck__exchange_buffer_hold(held, count * sizeof(double), local) == CK_OK;
+  sum_call call = {fill, context, room ? held->data : NULL, count};
   const double *rows[CK_SPREAD_MAX_LOCAL];
-  CK_TRY(ck__engine_agree(
-      engine, call.rows ? CK_OK
-                        : ck__fail(CK_ERROR_OUT_OF_MEMORY,
-                                   "out of host memory for %zu sums", count)));
   CK_TRY(ck__engine_each(engine, fill_row, &call));
   for (size_t i = 0; i < local; ++i)
     rows[i] = call.rows + i * count;
   CK_TRY(ck__exchange_sum(engine->run.exchange, rows, sums, count));
 fail:
-  free(call.rows);
   return status;
 }
 
@@ -847,6 +852,7 @@ void ck__engine_destroy(ck__engine *engine) {
   free(engine->offers);
   free(engine->best_item);
   free(engine->sums);
+  free(engine->sum_rows.data);
   ck__spread_end(&engine->run);
   free(engine->devices);
   free(engine->shares);

@@ -242,7 +242,8 @@ ck_status ck__engine_each(ck__engine *engine,
 
 /*
  * A phase that fills a row of `count` doubles on every local member at
- * once (fill(context, i, row), as ck__engine_each runs it), then sums
+ * once (fill(context, i, row), as ck__engine_each runs it; the row
+ * zeroed first, kept by the engine between calls), then sums
  * every member's rows into sums (count doubles) on every process, local
  * members in their order. Collective. Errors: a member's (agreed), the
  * exchange's, CK_ERROR_OUT_OF_MEMORY.

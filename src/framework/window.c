@@ -29,6 +29,7 @@ struct ck__window {
   ck__spread_run *run;
   ck_device device; /* the member's, for closing after the run */
   int sides;        /* 1: the previous neighbour alone; 2: both */
+  int marks;        /* 0 with CK__WINDOW_NO_MARKS */
   int mirrored;
   int closed; /* a swap failed somewhere: nothing opens again */
   /* A queue of the member's device of the window's own: IPC opens on it,
@@ -81,6 +82,7 @@ ck_status ck__window_open(ck__spread_run *run, int able, unsigned rules,
   w->run = run;
   w->device = run->devices[0];
   w->sides = rules & CK__WINDOW_PREVIOUS_ONLY ? 1 : 2;
+  w->marks = !(rules & CK__WINDOW_NO_MARKS);
   w->mirrored = !by_ipc;
   *window = w;
 fail:
@@ -158,7 +160,7 @@ static ck_status make_ticket(ck__window *w, const ck__window_offer *offer,
   memset(mine, 0, sizeof *mine);
   mine->generation = offer->generation;
   memcpy(mine->words, offer->words, sizeof mine->words);
-  if (!w->mirrored && !w->mark)
+  if (!w->mirrored && w->marks && !w->mark)
     CK_TRY(ck__ipc_event_make(w->queue, &w->mark, w->mark_handle));
   memcpy(mine->mark, w->mark_handle, sizeof mine->mark);
   for (int k = 0; k < CK__WINDOW_BUFFERS && offer->buffers[k]; ++k) {
@@ -182,7 +184,8 @@ static ck_status open_side(ck__window *w, int side, const ticket *t) {
   for (int k = 0; k < CK__WINDOW_BUFFERS && t->bytes[k]; ++k)
     CK_TRY(ck__ipc_buffer_open(w->queue, t->handles[k],
                                &w->from[side].address[k]));
-  CK_TRY(ck__ipc_event_open(w->queue, t->mark, &w->from[side].mark));
+  if (w->marks)
+    CK_TRY(ck__ipc_event_open(w->queue, t->mark, &w->from[side].mark));
   w->from[side].generation = t->generation;
 fail:
   return status;
@@ -284,12 +287,13 @@ fail:
 }
 
 ck_status ck__window_mark(ck__window *w, ck_queue *queue) {
-  assert(w && queue && !w->closed);
+  assert(w && queue && !w->closed && w->marks);
   return w->mirrored ? CK_OK : ck__ipc_event_record(w->mark, queue);
 }
 
 ck_status ck__window_follow(ck__window *w, int side, ck_queue *queue) {
-  assert(w && queue && !w->closed && (side == PREVIOUS || side == NEXT));
+  assert(w && queue && !w->closed && w->marks &&
+         (side == PREVIOUS || side == NEXT));
   return w->mirrored ? CK_OK : ck__ipc_event_wait(w->from[side].mark, queue);
 }
 

@@ -24,11 +24,14 @@
  *   several hosts (or CLKIT_IPC=0);
  * - OWN_GPUS: no two processes on one GPU (kernels that wait on each
  *   other's could hold the blocks the other needs);
- * - PREVIOUS_ONLY: each member reads its previous neighbour alone. */
+ * - PREVIOUS_ONLY: each member reads its previous neighbour alone;
+ * - NO_MARKS: the caller neither marks nor follows (ck__window_mark):
+ *   no events are made or opened for them. */
 enum {
   CK__WINDOW_IPC_ONLY = 1,
   CK__WINDOW_OWN_GPUS = 2,
-  CK__WINDOW_PREVIOUS_ONLY = 4
+  CK__WINDOW_PREVIOUS_ONLY = 4,
+  CK__WINDOW_NO_MARKS = 8
 };
 
 typedef struct ck__window ck__window;

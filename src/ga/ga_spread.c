@@ -332,7 +332,7 @@ ck_status ck__ga_spread_connect_devices(ck__ga_spread *spread) {
   if (ck__exchange_ranks(run->exchange) > 1) {
     CK_TRY(ck__window_open(run, spread->ring && spread->crossing,
                            CK__WINDOW_IPC_ONLY | CK__WINDOW_OWN_GPUS |
-                               CK__WINDOW_PREVIOUS_ONLY,
+                               CK__WINDOW_PREVIOUS_ONLY | CK__WINDOW_NO_MARKS,
                            &spread->window));
     across = spread->window != NULL;
   } else {
