@@ -146,7 +146,7 @@ static size_t incoming(const ck__gas_spread *s, const member *m) {
 
 /* A Verlet rebuild's messages received through the host, each member's
  * from its previous and its next member, as entries of `ghost`'s kind. */
-ck_status ck__gas_spread_deliver(ck__gas_spread *s, int ghost) {
+static ck_status deliver(ck__gas_spread *s, int ghost) {
   ck_status status = CK_OK;
   CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
   for (size_t i = 0; i < s->run->local; ++i)
@@ -201,7 +201,7 @@ fail:
 }
 
 /* The particles that arrived, as its own (none past its borders by more
- * than the slack), read on its queue (ck__gas_spread_take_exports waits for
+ * than the slack), read on its queue (take_exports waits for
  * it). */
 static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = admit(s, m, i, 0, 0);
@@ -212,7 +212,7 @@ static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
 
 /* Its exports (in stage 1 with stage 0's ghosts), posted each way as
  * ghosts; the last arrivals' stray checked. */
-ck_status ck__gas_spread_take_exports(ck__gas_spread *s, member *m, size_t i) {
+static ck_status take_exports(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t counts[2];
   /* The selection's wait reads the stray too. */
@@ -227,11 +227,11 @@ fail:
   return status;
 }
 
-/* Arrivals (take_arrivals), then exports (ck__gas_spread_take_exports):
+/* Arrivals (take_arrivals), then exports (take_exports):
  * one stage's way through a rebuild of slabs. */
 static ck_status take_arrivals_exports(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = take_arrivals(s, m, i);
-  return status ? status : ck__gas_spread_take_exports(s, m, i);
+  return status ? status : take_exports(s, m, i);
 }
 
 /* The ghosts a Verlet member takes before those of the stage in
@@ -245,7 +245,7 @@ static size_t ghosts_before(const ck__gas_spread *s, const member *m) {
  * 1's past stage 0's in the packed inbox); at the last stage the sort
  * that drops the rest and finds them all, each stage's exports and
  * ghosts. */
-ck_status ck__gas_spread_take_ghosts(ck__gas_spread *s, member *m, size_t i) {
+static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   uint32_t exports[4] = {0, 0, 0, 0};
   size_t ghosts[4] = {0, 0, 0, 0}, kept = m->own;
@@ -272,6 +272,20 @@ fail:
   return status;
 }
 
+/* Each stage's exports (a phase), posted as ghosts and taken: a
+ * rebuild's second message. */
+static ck_status send_ghosts(ck__gas_spread *s, phase_fn exports) {
+  ck_status status = CK_OK;
+  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
+    CK_TRY(ck__gas_spread_each(s, exports));
+    CK_TRY(deliver(s, 1));
+    CK_TRY(ck__gas_spread_each(s, take_ghosts));
+  }
+fail:
+  s->stage = 0;
+  return status;
+}
+
 /* Particles to their new owners, then the ghosts made again. A grid's
  * leavers move in both stages before any exports are chosen: an export
  * must stay its sender's until the next rebuild. */
@@ -279,25 +293,27 @@ static ck_status rebuild(ck__gas_spread *s) {
   ck_status status = CK_OK;
   if (s->domain.stages == 1) {
     CK_TRY(ck__gas_spread_each(s, take_leavers));
-    CK_TRY(ck__gas_spread_deliver(s, 0));
-    CK_TRY(ck__gas_spread_each(s, take_arrivals_exports));
-    CK_TRY(ck__gas_spread_deliver(s, 1));
-    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_ghosts));
-    return CK_OK;
+    CK_TRY(deliver(s, 0));
+    return send_ghosts(s, take_arrivals_exports);
   }
   for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
     CK_TRY(ck__gas_spread_each(s, take_leavers));
-    CK_TRY(ck__gas_spread_deliver(s, 0));
+    CK_TRY(deliver(s, 0));
     CK_TRY(ck__gas_spread_each(s, take_arrivals));
   }
-  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
-    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_exports));
-    CK_TRY(ck__gas_spread_deliver(s, 1));
-    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_ghosts));
-  }
+  status = send_ghosts(s, take_exports);
 fail:
   s->stage = 0;
   return status;
+}
+
+/* The first ghosts: each member's exports, as at a rebuild, none
+ * received before. */
+static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
+  memset(STAGE(m)->incoming, 0, sizeof STAGE(m)->incoming);
+  s->halo.members[i].from[PREVIOUS].count = 0;
+  s->halo.members[i].from[NEXT].count = 0;
+  return take_exports(s, m, i);
 }
 
 /* ---- a step ---------------------------------------------------------------
@@ -595,5 +611,21 @@ ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
   }
 fail:
   s->phase_ahead = 0;
+  return status;
+}
+
+ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  if (s->config.neighbors == CK_GAS_CELLS) {
+    /* The first ghosts, and forces without a kick. */
+    CK_TRY(ck__gas_spread_cells_step(s, 0, 1));
+    ck__gas_spread_ready_to_reside(s);
+    return CK_OK;
+  }
+  CK_TRY(send_ghosts(s, first_exports));
+  s->phase_step = 0;
+  s->phase_energy = 1;
+  CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
+fail:
   return status;
 }

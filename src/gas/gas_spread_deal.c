@@ -130,14 +130,6 @@ fail:
   return status;
 }
 
-/* The first ghosts: each member's exports, as at a rebuild. */
-static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
-  memset(STAGE(m)->incoming, 0, sizeof STAGE(m)->incoming);
-  s->halo.members[i].from[PREVIOUS].count = 0;
-  s->halo.members[i].from[NEXT].count = 0;
-  return ck__gas_spread_take_exports(s, m, i);
-}
-
 ck_status ck__gas_spread_cut(ck__gas_spread *s, uint64_t *units) {
   ck_status status = CK_OK;
   CK_TRY(ck__engine_agree(s->engine,
@@ -147,28 +139,6 @@ ck_status ck__gas_spread_cut(ck__gas_spread *s, uint64_t *units) {
   for (size_t i = 0; i < s->run->local; ++i)
     units[i] = s->members[i].own;
 fail:
-  return status;
-}
-
-ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  if (s->config.neighbors == CK_GAS_CELLS) {
-    /* The first ghosts, and forces without a kick. */
-    CK_TRY(ck__gas_spread_cells_step(s, 0, 1));
-    ck__gas_spread_ready_to_reside(s);
-    return CK_OK;
-  }
-  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
-    CK_TRY(ck__gas_spread_each(s, first_exports));
-    CK_TRY(ck__gas_spread_deliver(s, 1));
-    CK_TRY(ck__gas_spread_each(s, ck__gas_spread_take_ghosts));
-  }
-  s->stage = 0;
-  s->phase_step = 0;
-  s->phase_energy = 1;
-  CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
-fail:
-  s->stage = 0;
   return status;
 }
 

@@ -178,12 +178,6 @@ double ck__gas_spread_slack(const ck__gas_spread *s);
 /* Fails naming a particle that reached a member past its borders. */
 ck_status ck__gas_spread_stray_failure(const ck__gas_spread *s, const member *m,
                                        int stage, uint32_t word, float u);
-/* Delivers a rebuild's messages of `ghost`'s kind to every member. */
-ck_status ck__gas_spread_deliver(ck__gas_spread *s, int ghost);
-/* A phase that posts a member's exports each way as ghosts. */
-ck_status ck__gas_spread_take_exports(ck__gas_spread *s, member *m, size_t i);
-/* A phase that takes the ghosts that arrived, and sorts at the last. */
-ck_status ck__gas_spread_take_ghosts(ck__gas_spread *s, member *m, size_t i);
 /* A phase that queues the step's forces and kick (phase_part's). */
 ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i);
 /* Rescales every member's velocities to the target temperature. */
@@ -198,6 +192,8 @@ ck_status ck__gas_spread_cells_step(ck__gas_spread *s, uint64_t step, int last);
 /* Makes Verlet mode's step; *rebuilt 1 after a rebuild. */
 ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
                                      int *rebuilt);
+/* The slabs' first ghosts and forces, once dealt (collective). */
+ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s);
 
 /* gas_spread_steps.c's resident steps. */
 /* Takes a cells-mode step's counts as the first to make room by. */
@@ -221,8 +217,7 @@ ck_status ck__gas_spread_make_slab(ck__gas_spread *s, member *m, size_t i,
 /* Member i's programs, then its own particles from the run's (the deal's),
  * in its coordinates. */
 ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i);
-/* The slabs' first ghosts and forces, once dealt (collective). */
-ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s);
+
 /* Cuts the slabs again by the members' speeds where it pays (collective). */
 ck_status ck__gas_spread_balance(ck__gas_spread *s);
 
