@@ -677,6 +677,41 @@ done:
   generator_close(&made);
 }
 
+/* A queue sums its launches' device time as they end, not only at a
+ * finish: a launch waited for by a blocking read counts at the next
+ * launch. Launches past the pool's 4096 count by the finish after them. */
+static void check_kernel_times(const ck_device *device) {
+  generator made;
+  double waited = -1, next = -1, finished = -1;
+  uint32_t count = 1024, zero = 0, word = 0;
+  size_t global = 256, local = 64;
+  if (!generator_open(device, &made))
+    goto done;
+  ck_queue *queue = made.queue;
+  CHECK_OK(ck_kernel_set_value(made.kernel, 2, sizeof count, &count));
+  for (unsigned k = 3; k <= 5; ++k)
+    CHECK_OK(ck_kernel_set_value(made.kernel, k, sizeof zero, &zero));
+  CHECK_OK(ck_queue_launch(queue, made.kernel, 1, &global, &local, NULL));
+  CHECK_OK(ck_buffer_read(queue, made.values, 0, sizeof word, &word,
+                          CK_BLOCKING, NULL));
+  CHECK_OK(ck_queue_get_kernel_seconds(queue, &waited));
+  CHECK_OK(ck_queue_launch(queue, made.kernel, 1, &global, &local, NULL));
+  CHECK_OK(ck_queue_get_kernel_seconds(queue, &next));
+  CHECK_MSG(waited == 0 && next > 0,
+            "kernel seconds %g once waited for, %g at the next launch", waited,
+            next);
+  ck_status launched = CK_OK;
+  for (int k = 0; k < 5000 && launched == CK_OK; ++k)
+    launched = ck_queue_launch(queue, made.kernel, 1, &global, &local, NULL);
+  CHECK_OK(launched);
+  CHECK_OK(ck_queue_finish(queue));
+  CHECK_OK(ck_queue_get_kernel_seconds(queue, &finished));
+  CHECK_MSG(finished > next && finished < 60, "kernel seconds %g after %g",
+            finished, next);
+done:
+  generator_close(&made);
+}
+
 /* A fault in a kernel loses the context, and every error after it says
  * so: the one that reports the fault and those of later calls. Run last:
  * nothing runs on the device after it. */
@@ -1009,6 +1044,7 @@ int main(int argc, char **argv) {
   check_peer_copy(&set.devices[index], &set.devices[index]);
   check_gas_peer(&set.devices[index]);
   check_kernel_arguments(&set.devices[index]);
+  check_kernel_times(&set.devices[index]);
   const char *const workloads[] = {"selfcheck", "pso", "ga",
                                    "aco",       "nn",  "gas"};
   for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; ++w)

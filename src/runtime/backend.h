@@ -119,7 +119,7 @@ struct ck_queue {
   const ck__queue_ops *ops;
   ck_device device;
   void *backend;         /* backend state */
-  double kernel_seconds; /* summed by finish() */
+  double kernel_seconds; /* summed by finish() (CUDA: also as they end) */
   /* The session's share of the device where the device is a session's,
    * else NULL; home is 1 when backend is the session's kept state (lent,
    * not owned). */

@@ -21,8 +21,10 @@
 
 #include "runtime/backend.h"
 
-/* Launch timings are kept until finish() sums them; past this many, the
- * queue waits and sums early. */
+/* Launch timings are summed as they end, at each launch and without a
+ * wait, so that finish() (while the device may wait for the host) has
+ * few left to sum; past this many pending, the queue waits and sums
+ * early. */
 enum { TIMING_LIMIT = 4096 };
 
 typedef struct timing {
@@ -298,12 +300,43 @@ static ck_status record(const ck_queue *queue, cudaEvent_t event) {
                              : ck__cuda_fail(queue, code, "recording an event");
 }
 
+/* Reverses timings [from, to) in place. */
+static void reverse_timings(timing *t, size_t from, size_t to) {
+  while (from + 1 < to) {
+    timing swap = t[from];
+    t[from++] = t[--to];
+    t[to] = swap;
+  }
+}
+
+/* The pending launches that have ended, oldest first, summed without a
+ * wait; their slots go past the pending ones, their events kept. */
+static void retire_ended(ck_queue *queue) {
+  cuda_queue *q = state(queue);
+  size_t done = 0;
+  while (done < q->timing_count &&
+         cudaEventQuery(q->timings[done].end) == cudaSuccess) {
+    float milliseconds = 0;
+    if (cudaEventElapsedTime(&milliseconds, q->timings[done].start,
+                             q->timings[done].end) == cudaSuccess)
+      queue->kernel_seconds += 1e-3 * (double)milliseconds;
+    ++done;
+  }
+  if (done == 0)
+    return;
+  reverse_timings(q->timings, 0, done);
+  reverse_timings(q->timings, done, q->timing_count);
+  reverse_timings(q->timings, 0, q->timing_count);
+  q->timing_count -= done;
+}
+
 /* The next free timing of the pool, growing it (and creating its events)
  * when full. */
 static ck_status next_timing(ck_queue *queue, timing **out) {
   cuda_queue *q = state(queue);
   assert(q && out && q->timing_count <= q->timing_capacity);
   ck_status status;
+  retire_ended(queue);
   if (q->timing_count >= TIMING_LIMIT) {
     cudaError_t code = cudaStreamSynchronize(q->stream);
     if (code != cudaSuccess)
