@@ -201,8 +201,7 @@ fail:
 }
 
 /* The particles that arrived, as its own (none past its borders by more
- * than the slack), read on its queue (take_exports waits for
- * it). */
+ * than the slack), read on its queue (take_exports waits for it). */
 static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = admit(s, m, i, 0, 0);
   if (status == CK_OK)
