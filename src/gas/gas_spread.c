@@ -271,14 +271,20 @@ fail:
   return status;
 }
 
-/* Each stage's exports (a phase), posted as ghosts and taken: a
- * rebuild's second message. */
-static ck_status send_ghosts(ck__gas_spread *s, phase_fn exports) {
+/* What crosses between a stage's two phases (by_stage): a rebuild's
+ * leavers or ghosts (deliver), or cells mode's envelopes. */
+enum { CROSS_LEAVERS = 0, CROSS_GHOSTS = 1, CROSS_ENVELOPES = 2 };
+
+/* Stage after stage: a phase that posts (out), what it posted across,
+ * and a phase that takes it (in). */
+static ck_status by_stage(ck__gas_spread *s, phase_fn out, int crossing,
+                          phase_fn in) {
   ck_status status = CK_OK;
   for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
-    CK_TRY(ck__gas_spread_each(s, exports));
-    CK_TRY(deliver(s, 1));
-    CK_TRY(ck__gas_spread_each(s, take_ghosts));
+    CK_TRY(ck__gas_spread_each(s, out));
+    CK_TRY(crossing == CROSS_ENVELOPES ? pass_both(s, 1)
+                                       : deliver(s, crossing));
+    CK_TRY(ck__gas_spread_each(s, in));
   }
 fail:
   s->stage = 0;
@@ -292,17 +298,12 @@ static ck_status rebuild(ck__gas_spread *s) {
   ck_status status = CK_OK;
   if (s->domain.stages == 1) {
     CK_TRY(ck__gas_spread_each(s, take_leavers));
-    CK_TRY(deliver(s, 0));
-    return send_ghosts(s, take_arrivals_exports);
+    CK_TRY(deliver(s, CROSS_LEAVERS));
+    return by_stage(s, take_arrivals_exports, CROSS_GHOSTS, take_ghosts);
   }
-  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
-    CK_TRY(ck__gas_spread_each(s, take_leavers));
-    CK_TRY(deliver(s, 0));
-    CK_TRY(ck__gas_spread_each(s, take_arrivals));
-  }
-  status = send_ghosts(s, take_exports);
+  CK_TRY(by_stage(s, take_leavers, CROSS_LEAVERS, take_arrivals));
+  status = by_stage(s, take_exports, CROSS_GHOSTS, take_ghosts);
 fail:
-  s->stage = 0;
   return status;
 }
 
@@ -545,18 +546,10 @@ fail:
 /* Cells mode's step: out, across, in; stage after stage. */
 ck_status ck__gas_spread_cells_step(ck__gas_spread *s, uint64_t step,
                                     int last) {
-  ck_status status = CK_OK;
   s->phase_move = step > 0;
   s->phase_step = step;
   s->phase_energy = last;
-  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
-    CK_TRY(ck__gas_spread_each(s, step_out));
-    CK_TRY(pass_both(s, 1));
-    CK_TRY(ck__gas_spread_each(s, step_in));
-  }
-fail:
-  s->stage = 0;
-  return status;
+  return by_stage(s, step_out, CROSS_ENVELOPES, step_in);
 }
 
 /* Between rebuilds: the interior's forces, then the border's once the
@@ -621,7 +614,7 @@ ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s) {
     ck__gas_spread_ready_to_reside(s);
     return CK_OK;
   }
-  CK_TRY(send_ghosts(s, first_exports));
+  CK_TRY(by_stage(s, first_exports, CROSS_GHOSTS, take_ghosts));
   s->phase_step = 0;
   s->phase_energy = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
