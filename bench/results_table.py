@@ -2529,8 +2529,8 @@ The gas's spread over both GPUs as the spread runs above are measured,
 and by its neighbour lists: medians of three runs after an untimed one,
 1000 steps. The last two columns of the second table compare two GPUs
 with twice one GPU alone on a GPU's share of the particles: in the
-lists the spread took, and in one GPU's default. The first table ran on
-ab85da0, whose members report their kernel time; the second on 550c25a.
+lists the spread took, and in one GPU's default. Both tables ran on
+83fa8a3.
 
 {source([(run, "scaling.md"), (run, "gas_modes.txt"),
          (run, "machine.txt")], H200X2, "2026-11-30",
