@@ -1026,7 +1026,7 @@ done:
 
 /* A queue's staging (runtime.h): pieces written as one from its write
  * side without a wait, room that grows by half again and keeps what fits,
- * and a read side of its own. */
+ * and a read side of its own that ranges are read into. */
 static void staging(const ck_device *device) {
   ck_queue *queue = NULL;
   ck_buffer *buffer = NULL;
@@ -1059,6 +1059,16 @@ static void staging(const ck_device *device) {
   CHECK(s.read != NULL && s.read_bytes == 150 && s.write_bytes == 15);
   CHECK_OK(ck__staging_hold(&s, queue, &s.read, &s.read_bytes, 150));
   CHECK(s.read_bytes == 150);
+  /* Ranges read one after another, those that follow each other in the
+   * buffer at once; an empty one is NULL; the tail's room fits. */
+  const void *got[4];
+  const size_t at[4] = {8, 12, 12, 0}, lengths[4] = {4, 0, 6, 4};
+  CHECK_OK(ck__staging_read(&s, queue, buffer, 4, at, lengths, 100, got));
+  CHECK_OK(ck_queue_finish(queue));
+  const char *read = s.read;
+  CHECK(s.read_bytes == 150 && got[0] == read && got[1] == NULL &&
+        got[2] == read + 4 && got[3] == read + 10);
+  CHECK(memcmp(read, "abcdefghijabcd", 14) == 0);
   /* One pending at the end goes with it. */
   CHECK_OK(ck__staging_write(&s, queue, buffer, 0, 1, pieces, sizes));
   ck__staging_free(&s, queue);

@@ -255,7 +255,9 @@ struct gas_state {
   ck_buffer *out_real;      /* 4 x capacity x 4 reals: the outbox */
   ck_buffer *in_word;       /* inbox_capacity words: the inbox */
   ck_buffer *in_real;       /* inbox_capacity x 4 reals */
-  ck_buffer *export_slots;  /* 4 x capacity: the slots sent each side */
+  ck_buffer *export_slots;  /* 4 x capacity: the slots sent, a stage's
+                             * sides one after the other in its two
+                             * capacities (and so in out_real) */
   ck_buffer *ghost_slots;   /* inbox_capacity: the ghosts' slots */
   /* A rebuild's messages, words as ck_gas.h lays them out: the packed
    * outbox (CK_GAS_PACKED_WORDS x capacity) and inbox (CK_GAS_ENTRY_WORDS

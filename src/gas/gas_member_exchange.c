@@ -10,28 +10,11 @@
 
 #include "gas/gas_internal.h"
 
-/* Queues reads of bytes[side] from byte at[side] of buffer for each side
- * into its staging's read side, the sides one after the other (what it
- * held goes);
- * out[side] points at each, NULL where it has none. The caller waits. */
-static ck_status read_sides(gas_state *state, ck_buffer *buffer,
-                            const size_t at[2], const size_t bytes[2],
-                            const void *out[2]) {
-  ck_status status = CK_OK;
-  out[0] = out[1] = NULL;
-  ck__staging *staging = &state->staging;
-  CK_TRY(ck__staging_hold(staging, state->queue, &staging->read,
-                          &staging->read_bytes, bytes[0] + bytes[1]));
-  unsigned char *host = staging->read;
-  for (int side = 0; side < 2; ++side) {
-    if (bytes[side] == 0)
-      continue;
-    out[side] = host + (side ? bytes[0] : 0);
-    CK_TRY(ck_buffer_read(state->queue, buffer, at[side], bytes[side],
-                          host + (side ? bytes[0] : 0), CK_NONBLOCKING, NULL));
-  }
-fail:
-  return status;
+/* Where a stage's exports toward a side start in export_slots and the
+ * outbox: both sides' one after the other, for one read. */
+static uint32_t exports_at(const gas_state *state, int stage, int side,
+                           uint32_t before) {
+  return (uint32_t)(2 * stage) * state->message_capacity + (side ? before : 0);
 }
 
 ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
@@ -110,7 +93,8 @@ ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
           state, (uint32_t)side * capacity, counts[side], shift[side], ghost,
           word, ghost ? ck_gas_kept_at(2 * stage + side, capacity) : 0, stage));
   }
-  CK_TRY(read_sides(state, state->out_packed, at, bytes, out));
+  CK_TRY(ck__staging_read(&state->staging, state->queue, state->out_packed, 2,
+                          at, bytes, 0, out));
   CK_TRY(ck_queue_finish(state->queue));
 fail:
   return status;
@@ -217,9 +201,9 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
    * entries in the packed inbox, as appended: stage 1's past stage 0's. */
   for (int side = 0; side < 4; ++side)
     if (exports[side] > 0)
-      CK_TRY(member->steps->locate(state, 0, (uint32_t)side * capacity,
-                                   exports[side],
-                                   ck_gas_kept_at(side, capacity), 0));
+      CK_TRY(member->steps->locate(
+          state, 0, exports_at(state, side / 2, side % 2, exports[side & ~1]),
+          exports[side], ck_gas_kept_at(side, capacity), 0));
   size_t first = ghosts[0] + ghosts[1];
   CK_TRY(member->steps->locate(state, 1, 0, (uint32_t)first, 0,
                                (uint32_t)ghosts[0]));
@@ -363,17 +347,23 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
   gas_state *state = &member->state;
   size_t at[2], bytes[2];
   for (int side = 0; side < 2; ++side) {
-    uint32_t base = (uint32_t)(2 * stage + side) * state->message_capacity;
+    uint32_t base = exports_at(state, stage, side, counts[0]);
     at[side] = (size_t)base * 8;
     bytes[side] = (size_t)counts[side] * 8;
     if (counts[side] > 0)
       CK_TRY(
           member->steps->gather(state, base, counts[side], shift[side], stage));
   }
-  CK_TRY(read_sides(state, state->out_real, at, bytes, out));
-  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, flags,
+  /* The flags into page-locked memory too: a read into the caller's
+   * would wait for the device as it is queued. */
+  CK_TRY(ck__staging_read(&state->staging, state->queue, state->out_real, 2, at,
+                          bytes, 3 * sizeof *flags, out));
+  unsigned char *read =
+      (unsigned char *)state->staging.read + bytes[0] + bytes[1];
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, read,
                         CK_NONBLOCKING, NULL));
   CK_TRY(ck_queue_finish(state->queue));
+  memcpy(flags, read, 3 * sizeof *flags);
 fail:
   return status;
 }

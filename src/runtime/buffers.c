@@ -143,6 +143,34 @@ fail:
   return status;
 }
 
+ck_status ck__staging_read(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
+                           int n, const size_t *at, const size_t *sizes,
+                           size_t tail, const void **out) {
+  ck_status status = CK_OK;
+  size_t bytes = tail, from = 0, to = 0;
+  assert(s && queue && buffer && n >= 0 && (n == 0 || (at && sizes && out)));
+  for (int k = 0; k < n; ++k) {
+    out[k] = NULL;
+    bytes += sizes[k];
+  }
+  CK_TRY(ck__staging_hold(s, queue, &s->read, &s->read_bytes, bytes));
+  unsigned char *host = s->read;
+  /* Bytes [from, to) of the read side: a run of ranges that follow each
+   * other in buffer, read at once. */
+  for (int k = 0; k < n; ++k) {
+    out[k] = sizes[k] ? host + to : NULL;
+    to += sizes[k];
+    if (k + 1 < n && at[k] + sizes[k] == at[k + 1])
+      continue;
+    if (to > from)
+      CK_TRY(ck_buffer_read(queue, buffer, at[k] + sizes[k] - (to - from),
+                            to - from, host + from, CK_NONBLOCKING, NULL));
+    from = to;
+  }
+fail:
+  return status;
+}
+
 void ck__staging_free(ck__staging *s, ck_queue *queue) {
   if (queue) {
     /* Writes from it may be pending: they end before it goes. */

@@ -241,6 +241,14 @@ ck_status ck__staging_settle(ck__staging *s, ck_queue *queue);
 ck_status ck__staging_write(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
                             size_t offset, int n, const void *const *pieces,
                             const size_t *sizes);
+/* Queues reads of n ranges (sizes[k] bytes from byte at[k] of buffer)
+ * one after another into s's read side, with `tail` bytes of room past
+ * them (what it held goes): ranges that follow each other in buffer go
+ * in one read. out[k] points at each, NULL where it is empty; the caller
+ * waits for the queue before it reads them. */
+ck_status ck__staging_read(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
+                           int n, const size_t *at, const size_t *sizes,
+                           size_t tail, const void **out);
 /* Frees s once its pending writes are done (queue NULL: nothing held). */
 void ck__staging_free(ck__staging *s, ck_queue *queue);
 
