@@ -84,10 +84,11 @@ typedef struct ck__gas_steps {
    * from_next as the next member's); a migrant outside [lo, hi) puts the
    * least such entry in member_counts[2]. gather (between rebuilds): the
    * positions of count exports from entry base of export_slots into the
-   * outbox, 2 reals an entry, shift added. mark: drops the slots of count
-   * entries of member_list from base. locate: the slots, after a sort, of
-   * count entries (3 words each: word, position) from word `at` of the
-   * packed outbox into export_slots from base, or with ghost 1 of the
+   * outbox, 2 reals an entry, shift[0] added to the first split (toward
+   * the previous member), shift[1] to the rest. mark: drops the slots of
+   * count entries of member_list from base. locate: the slots, after a
+   * sort, of count entries (3 words each: word, position) from word `at`
+   * of the packed outbox into export_slots from base, or with ghost 1 of the
    * packed inbox into ghost_slots (words marked as accept marks them).
    * unpack: in_real's first count positions into the slots of
    * ghost_slots from base. census: the own particles' count, sum of ids
@@ -101,7 +102,7 @@ typedef struct ck__gas_steps {
                       int ghost, uint32_t from_next, uint32_t at, double lo,
                       double hi, int stage);
   ck_status (*gather)(gas_state *state, uint32_t base, uint32_t count,
-                      double shift, int stage);
+                      uint32_t split, const double shift[2], int stage);
   ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
   ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
                       uint32_t count, uint32_t at, uint32_t from_next);
@@ -309,7 +310,8 @@ ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
                                 uint32_t count, int ghost, uint32_t from_next,
                                 uint32_t at, double lo, double hi, int stage);
 ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
-                                double shift, int stage);
+                                uint32_t split, const double shift[2],
+                                int stage);
 ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count);
 ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
                                 uint32_t count, uint32_t at,

@@ -345,15 +345,12 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
                               const void *out[2], uint32_t flags[3]) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
-  size_t at[2], bytes[2];
-  for (int side = 0; side < 2; ++side) {
-    uint32_t base = exports_at(state, stage, side, counts[0]);
-    at[side] = (size_t)base * 8;
-    bytes[side] = (size_t)counts[side] * 8;
-    if (counts[side] > 0)
-      CK_TRY(
-          member->steps->gather(state, base, counts[side], shift[side], stage));
-  }
+  uint32_t base = exports_at(state, stage, 0, 0);
+  size_t entry = 2 * state->real_size; /* 2 reals an entry */
+  size_t at[2] = {entry * base, entry * ((size_t)base + counts[0])};
+  size_t bytes[2] = {entry * counts[0], entry * counts[1]};
+  CK_TRY(member->steps->gather(state, base, counts[0] + counts[1], counts[0],
+                               shift, stage));
   /* The flags into page-locked memory too: a read into the caller's
    * would wait for the device as it is queued. */
   CK_TRY(ck__staging_read(&state->staging, state->queue, state->out_real, 2, at,

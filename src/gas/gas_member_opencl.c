@@ -79,15 +79,18 @@ ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
 }
 
 ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
-                                double shift, int stage) {
+                                uint32_t split, const double shift[2],
+                                int stage) {
   if (count == 0)
     return CK_OK;
   ck_kernel_args args;
   ck_kernel_args_begin(state->gather_kernel, &args);
   ck_kernel_args_u32(&args, count);
   ck_kernel_args_u32(&args, base);
+  ck_kernel_args_u32(&args, split);
   ck_kernel_args_buffer(&args, state->export_slots);
-  ck_kernel_args_real(&args, shift, state->double_precision);
+  ck_kernel_args_real(&args, shift[0], state->double_precision);
+  ck_kernel_args_real(&args, shift[1], state->double_precision);
   ck_kernel_args_i32(&args, stage);
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->out_real);

@@ -299,11 +299,12 @@ static ck_status ref_accept(gas_state *state, uint32_t first, uint32_t count,
 }
 
 static ck_status ref_gather(gas_state *state, uint32_t base, uint32_t count,
-                            double shift, int stage) {
+                            uint32_t split, const double shifts[2], int stage) {
   const ck_real *position = ck__reals(state->position);
   const uint32_t *slots = ck__words(state->export_slots);
   ck_real *out_real = ck__reals(state->out_real);
   for (uint32_t e = base; e < base + count; ++e) {
+    double shift = shifts[e - base >= split];
     out_real[2 * e] =
         position[2 * slots[e]] + (stage == 0 ? (ck_real)shift : 0);
     out_real[2 * e + 1] =
