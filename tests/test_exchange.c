@@ -216,6 +216,56 @@ static void buffer_sums(void) {
 /* Variable sizes: member m sends m % 3 + (forward ? 1 : 0) words each way
  * (none at all for some), each naming it and the word's place; then each
  * member's m % 3 words are gathered on every process. */
+static const char *last_message(void) {
+  const char *message = NULL;
+  ck_error_get_last(&message);
+  return message ? message : "";
+}
+
+/* Records by key: member m offers keys 2m + 1 and 2m (a pair, then a
+ * single, of 10 key and 100 key); an array not asked for takes none. A
+ * count other than the members' or a key out of range fails. */
+static void keyed(ck__exchange *ex, size_t local, size_t first,
+                  size_t members) {
+  double records[MAX_LOCAL][2][4];
+  const void *send[MAX_LOCAL];
+  size_t counts[MAX_LOCAL];
+  for (size_t i = 0; i < local; ++i) {
+    for (size_t r = 0; r < 2; ++r) {
+      double key = (double)(2 * (first + i) + 1 - r);
+      double record[4] = {key, 10 * key, 10 * key + 1, 100 * key};
+      memcpy(records[i][r], record, sizeof record);
+    }
+    send[i] = records[i];
+    counts[i] = 2;
+  }
+  size_t total = 2 * members;
+  double *pairs = calloc(2 * total, sizeof *pairs);
+  double *singles = calloc(total, sizeof *singles);
+  double *into[3] = {pairs, NULL, singles};
+  const size_t widths[3] = {2, 5, 1};
+  if (!pairs || !singles)
+    goto done;
+  CHECK_OK(ck__exchange_gather_keyed(ex, 4, send, counts, total, 3, into,
+                                     widths, "records"));
+  for (size_t k = 0; k < total; ++k)
+    CHECK_MSG(pairs[2 * k] == 10.0 * k && pairs[2 * k + 1] == 10.0 * k + 1 &&
+                  singles[k] == 100.0 * k,
+              "record %zu: %g %g %g", k, pairs[2 * k], pairs[2 * k + 1],
+              singles[k]);
+  CHECK(ck__exchange_gather_keyed(ex, 4, send, counts, total + 1, 3, into,
+                                  widths, "records") == CK_ERROR_MISMATCH);
+  CHECK(strstr(last_message(), "hold") != NULL);
+  if (first == 0)
+    records[0][1][0] = (double)total;
+  CHECK(ck__exchange_gather_keyed(ex, 4, send, counts, total, 3, into, widths,
+                                  "records") == CK_ERROR_MISMATCH);
+  CHECK(strstr(last_message(), "keyed") != NULL);
+done:
+  free(pairs);
+  free(singles);
+}
+
 static void varied(size_t local, const void *communicator) {
   const char *names[MAX_LOCAL] = {"ref", "ocl:0.0", "ocl:0.1"};
   ck__exchange *ex = NULL;
@@ -269,6 +319,7 @@ static void varied(size_t local, const void *communicator) {
   CHECK_MSG(all.count == at, "gathered %zu words, not %zu", all.count, at);
   free(each);
   free(all.data);
+  keyed(ex, local, first, members);
   /* Routes: member m sends to m + shift (mod members), for every shift;
    * and in pairs of rows of two (a grid's columns), m to m ^ 1. */
   for (size_t shift = 0; shift <= members; ++shift) {

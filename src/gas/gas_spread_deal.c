@@ -296,42 +296,25 @@ fail:
 ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
                                    double *velocities, double *forces,
                                    double *energies, double *virials) {
-  ck_status status = CK_OK;
-  const ck_gas_config *c = &s->config;
-  ck__exchange_buffer all = {0};
   double *const pairs[3] = {positions, velocities, forces};
   double *const singles[2] = {energies, virials};
-  size_t fields = 1;
-  for (int q = 0; q < 3; ++q)
-    fields += pairs[q] ? 2 : 0;
-  for (int q = 0; q < 2; ++q)
-    fields += singles[q] ? 1 : 0;
+  double *const into[5] = {positions, velocities, forces, energies, virials};
+  static const size_t widths[5] = {2, 2, 2, 1, 1};
+  size_t fields = 1; /* the id, then the fields asked for */
+  for (int q = 0; q < 5; ++q)
+    fields += into[q] ? widths[q] : 0;
   const void *send[CK_SPREAD_MAX_LOCAL];
   size_t counts[CK_SPREAD_MAX_LOCAL];
   records_call call = {s, pairs, singles, fields, counts};
+  ck_status status = CK_OK;
   CK_TRY(ck__engine_each(s->engine, member_records, &call));
   for (size_t i = 0; i < s->run->local; ++i)
     send[i] = s->members[i].records.data;
-  CK_TRY(ck__exchange_gather_items(s->run->exchange, fields * sizeof(double),
-                                   send, counts, &all, NULL));
-  if (all.count != c->particles)
-    CK_FAIL(CK_ERROR_MISMATCH, "the slabs hold %zu particles, not %zu",
-            all.count, c->particles);
   /* Each record's fields into the caller's arrays at its id. */
-  const double *record = all.data;
-  for (size_t k = 0; k < all.count; ++k) {
-    size_t id = (size_t)*record++;
-    for (int q = 0; q < 3; ++q)
-      if (pairs[q]) {
-        pairs[q][2 * id] = *record++;
-        pairs[q][2 * id + 1] = *record++;
-      }
-    for (int q = 0; q < 2; ++q)
-      if (singles[q])
-        singles[q][id] = *record++;
-  }
+  status = ck__exchange_gather_keyed(s->run->exchange, fields, send, counts,
+                                     s->config.particles, 5, into, widths,
+                                     "particles");
 fail:
-  free(all.data);
   return status;
 }
 

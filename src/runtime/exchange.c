@@ -749,3 +749,36 @@ fail:
   free(offsets);
   return status;
 }
+
+ck_status ck__exchange_gather_keyed(ck__exchange *exchange, size_t fields,
+                                    const void *const *send,
+                                    const size_t *counts, size_t total,
+                                    int arrays, double *const *into,
+                                    const size_t *widths, const char *what) {
+  assert(fields >= 1 && arrays >= 0 && (arrays == 0 || (into && widths)));
+  ck_status status = CK_OK;
+  ck__exchange_buffer all = {0};
+  CK_TRY(ck__exchange_gather_items(exchange, fields * sizeof(double), send,
+                                   counts, &all, NULL));
+  /* Every process holds the same records, so all fail alike. */
+  if (all.count != total)
+    CK_FAIL(CK_ERROR_MISMATCH, "the members hold %zu %s, not %zu", all.count,
+            what, total);
+  const double *record = all.data;
+  for (size_t k = 0; k < all.count; ++k, record += fields) {
+    if (!(record[0] >= 0 && record[0] < (double)total))
+      CK_FAIL(CK_ERROR_MISMATCH, "one of the %s is keyed %g, not below %zu",
+              what, record[0], total);
+    const double *value = record + 1;
+    for (int q = 0; q < arrays; ++q)
+      if (into[q]) {
+        memcpy(into[q] + widths[q] * (size_t)record[0], value,
+               widths[q] * sizeof *value);
+        value += widths[q];
+      }
+    assert(value <= record + fields);
+  }
+fail:
+  free(all.data);
+  return status;
+}

@@ -252,4 +252,19 @@ ck_status ck__exchange_gather_items(ck__exchange *exchange, size_t item,
                                     ck__exchange_buffer *all,
                                     size_t *member_counts);
 
+/*
+ * Every member's records on every process, each written by its key:
+ * local member i offers counts[i] records of `fields` doubles from
+ * send[i], each a key and then widths[q] values for each non-NULL
+ * into[q] (q < arrays), which go to into[q] from widths[q] x key. The
+ * members must offer `total` records, keys below total; else
+ * CK_ERROR_MISMATCH, `what` naming the records. Errors as
+ * ck__exchange_pass.
+ */
+ck_status ck__exchange_gather_keyed(ck__exchange *exchange, size_t fields,
+                                    const void *const *send,
+                                    const size_t *counts, size_t total,
+                                    int arrays, double *const *into,
+                                    const size_t *widths, const char *what);
+
 #endif /* CK_EXCHANGE_H */
