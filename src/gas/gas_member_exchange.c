@@ -347,7 +347,7 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
   gas_state *state = &member->state;
   uint32_t base = exports_at(state, stage, 0, 0);
   size_t entry = 2 * state->real_size; /* 2 reals an entry */
-  size_t at[2] = {entry * base, entry * ((size_t)base + counts[0])};
+  size_t at[2] = {entry * base, entry * exports_at(state, stage, 1, counts[0])};
   size_t bytes[2] = {entry * counts[0], entry * counts[1]};
   CK_TRY(member->steps->gather(state, base, counts[0] + counts[1], counts[0],
                                shift, stage));

@@ -212,12 +212,12 @@ fail:
 
 /* ---- what the run reads -------------------------------------------------- */
 
-/* The fields a read asks for: positions, velocities, forces, then
- * energies and virials (NULL: not asked); each record's doubles, and
- * each local member's count of records. */
+/* The fields a read asks for: positions, velocities, forces (pairs),
+ * then energies and virials (NULL: not asked); each record's doubles,
+ * and each local member's count of records. */
 typedef struct records_call {
   ck__gas_spread *spread;
-  double *const *pairs, *const *singles;
+  double *const *into;
   size_t fields;
   size_t *counts;
 } records_call;
@@ -230,7 +230,7 @@ static ck_status write_records(const records_call *call, member *m,
                                const uint32_t *words, const float *read,
                                size_t slots) {
   const ck__gas_spread *s = call->spread;
-  double *const *pairs = call->pairs, *const *singles = call->singles;
+  double *const *into = call->into;
   int a = s->domain.axis;
   const float *p = read, *v = read + 2 * slots, *f = read + 4 * slots,
               *e = read + 6 * slots, *w = read + 7 * slots;
@@ -255,13 +255,13 @@ static ck_status write_records(const records_call *call, member *m,
                         a ? f[2 * k] : f[2 * k + 1]};
     *record++ = (double)words[k];
     for (int q = 0; q < 3; ++q)
-      if (pairs[q]) {
+      if (into[q]) {
         *record++ = values[2 * q];
         *record++ = values[2 * q + 1];
       }
-    if (singles[0])
+    if (into[3])
       *record++ = e[k];
-    if (singles[1])
+    if (into[4])
       *record++ = w[k];
   }
   return CK_OK;
@@ -273,7 +273,7 @@ static ck_status member_records(void *context, size_t i) {
   ck_status status = CK_OK;
   const records_call *call = context;
   ck__gas_spread *s = call->spread;
-  double *const *pairs = call->pairs, *const *singles = call->singles;
+  double *const *into = call->into;
   member *m = &s->members[i];
   size_t slots = ck__gas_member_slots(m->gas);
   float *read = malloc((slots ? slots : 1) * 8 * sizeof *read);
@@ -281,9 +281,9 @@ static ck_status member_records(void *context, size_t i) {
   if (!read || !words)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   float *const out[5] = {
-      pairs[0] ? read : NULL, pairs[1] ? read + 2 * slots : NULL,
-      pairs[2] ? read + 4 * slots : NULL, singles[0] ? read + 6 * slots : NULL,
-      singles[1] ? read + 7 * slots : NULL};
+      into[0] ? read : NULL, into[1] ? read + 2 * slots : NULL,
+      into[2] ? read + 4 * slots : NULL, into[3] ? read + 6 * slots : NULL,
+      into[4] ? read + 7 * slots : NULL};
   CK_TRY(ck__gas_member_read(m->gas, words, out));
   CK_TRY(write_records(call, m, words, read, slots));
   call->counts[i] = m->records.count;
@@ -296,8 +296,6 @@ fail:
 ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
                                    double *velocities, double *forces,
                                    double *energies, double *virials) {
-  double *const pairs[3] = {positions, velocities, forces};
-  double *const singles[2] = {energies, virials};
   double *const into[5] = {positions, velocities, forces, energies, virials};
   static const size_t widths[5] = {2, 2, 2, 1, 1};
   size_t fields = 1; /* the id, then the fields asked for */
@@ -305,7 +303,7 @@ ck_status ck__gas_spread_particles(ck__gas_spread *s, double *positions,
     fields += into[q] ? widths[q] : 0;
   const void *send[CK_SPREAD_MAX_LOCAL];
   size_t counts[CK_SPREAD_MAX_LOCAL];
-  records_call call = {s, pairs, singles, fields, counts};
+  records_call call = {s, into, fields, counts};
   ck_status status = CK_OK;
   CK_TRY(ck__engine_each(s->engine, member_records, &call));
   for (size_t i = 0; i < s->run->local; ++i)
