@@ -228,6 +228,11 @@ if len(group) >= 2:
 usage = [(["run", "pso", "--shares", "1,1"], "--shares applies only"),
          (["run", "pso", "--spread", "--shares", "1,x"], "positive decimal"),
          (["compare", "pso", "--spread"], "spread")]
+if len(group) >= 2:
+    # One share fewer than devices: the option is named, not the library's.
+    usage.append((["run", "pso", "--spread", "--device", pair, "--shares",
+                   ",".join("1" for _ in group[1:])],
+                  f"--shares: {len(group) - 1} share"))
 for args, mention in usage:
     code, out, err = run(args)
     if code != 2 or mention not in err:
@@ -607,6 +612,8 @@ def mpi_failures():
                  "option --train: under MPI only rank 0 reads standard input")
     refused_once(["run", "pso", "--shares", "1, 1"] + on, None,
                  "--shares: ' 1' is not")
+    refused_once(["run", "pso", "--shares", "1"] + on, None,
+                 "--shares: 1 share for 2 devices over every process")
     # A workload's option, refused by every rank: rank 0 alone says so.
     refused_once(GAS[:2] + ["--thermostat", "langevin"] + on, None,
                  "--thermostat: 'langevin' is not")

@@ -85,6 +85,18 @@ int cli_mpi_begin(int *argc, char ***argv, cli_mpi *mpi) {
 #endif
 }
 
+unsigned long cli_mpi_sum(const cli_mpi *mpi, unsigned long value) {
+#if CK_HAVE_MPI
+  unsigned long sum = value;
+  if (mpi->communicator && MPI_Allreduce(&value, &sum, 1, MPI_UNSIGNED_LONG,
+                                         MPI_SUM, world) == MPI_SUCCESS)
+    return sum;
+#else
+  (void)mpi;
+#endif
+  return value;
+}
+
 void cli_mpi_end(int failed) {
 #if CK_HAVE_MPI
   /* A failed process leaves without MPI_Finalize: the launcher then ends

@@ -20,6 +20,10 @@ int cli_mpi_launched_rank(void);
  * in a build without MPI. Fills mpi in every case. */
 int cli_mpi_begin(int *argc, char ***argv, cli_mpi *mpi);
 
+/* The sum of value over every process of mpi: a collective, so every
+ * rank calls it; value itself outside MPI. */
+unsigned long cli_mpi_sum(const cli_mpi *mpi, unsigned long value);
+
 /* Ends MPI if it was started; a failed process leaves without finalizing,
  * so that the launcher stops the others. */
 void cli_mpi_end(int failed);

@@ -91,6 +91,21 @@ static int parse_shares(const char *text, double *shares, size_t capacity,
   }
 }
 
+/* --shares given for other than one a device of the spread, over every
+ * process: a usage error every rank refuses alike (devices is the count
+ * over all of them); rank 0 says so. Returns -1 to go on. */
+static int refuse_share_count(size_t shares, unsigned long devices,
+                              const cli_mpi *mpi) {
+  if (shares == devices)
+    return -1;
+  char message[160];
+  snprintf(message, sizeof message,
+           "--shares: %zu share%s for %lu devices%s; give one a device", shares,
+           shares == 1 ? "" : "s", devices,
+           mpi->ranks > 1 ? " over every process" : "");
+  return mpi->rank == 0 ? cli_usage_error("run", message) : EXIT_USAGE;
+}
+
 /* Writes all of text to descriptor fd, in one write() where it can. */
 static void write_whole(int fd, const char *text, size_t length) {
   while (length > 0) {
@@ -219,6 +234,11 @@ int cli_run_spread(const cli_run_config *config, FILE *text) {
     exit_code = cli_report(status);
   if (exit_code == EXIT_OK)
     exit_code = spread_devices(&set, config, &mpi, devices, &count);
+  if (exit_code == EXIT_OK && share_count) {
+    int refused =
+        refuse_share_count(share_count, cli_mpi_sum(&mpi, count), &mpi);
+    exit_code = refused < 0 ? EXIT_OK : refused;
+  }
   if (exit_code == EXIT_OK) {
     spread.devices = devices;
     spread.device_count = count;
