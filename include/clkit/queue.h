@@ -80,7 +80,8 @@ ck_status ck_queue_finish(ck_queue *queue);
  * ck_queue_get_kernel_seconds - total device time of the kernels launched on
  * this queue and summed so far, from profiling events: at each
  * ck_queue_finish(), early once some 4096 launches are pending, and on
- * CUDA as they end (at each launch). Zero on ref. Takes: seconds (set).
+ * CUDA as they end (looked for every few launches). Zero on ref. Takes:
+ * seconds (set).
  * Returns: CK_OK; CK_ERROR_INVALID_ARGUMENT for a NULL argument.
  */
 ck_status ck_queue_get_kernel_seconds(const ck_queue *queue, double *seconds);

@@ -21,11 +21,12 @@
 
 #include "runtime/backend.h"
 
-/* Launch timings are summed as they end, at each launch and without a
- * wait, so that finish() (while the device may wait for the host) has
- * few left to sum; past this many pending, the queue waits and sums
- * early. */
-enum { TIMING_LIMIT = 4096 };
+/* Launch timings are summed as they end, every RETIRE_EVERY launches and
+ * without a wait, so that finish() (while the device may wait for the
+ * host) has few left to sum; past TIMING_LIMIT pending, the queue waits
+ * and sums early. A query a launch would cost the host more than the
+ * device's time between them where kernels are short. */
+enum { TIMING_LIMIT = 4096, RETIRE_EVERY = 8 };
 
 typedef struct timing {
   cudaEvent_t start, end;
@@ -34,13 +35,23 @@ typedef struct timing {
 typedef struct cuda_queue {
   cudaStream_t stream;
   cudaEvent_t epoch; /* the zero of ck_event_get_times() */
-  timing *timings;   /* pool; the first timing_count are pending */
-  size_t timing_count, timing_capacity;
-  int capturing; /* launches are being recorded into a graph */
+  /* A ring of timing_capacity timings: timing_count pending from
+   * timing_first (oldest first), then the free ones. */
+  timing *timings;
+  size_t timing_first, timing_count, timing_capacity;
+  unsigned launches; /* since the last retire_ended */
+  int capturing;     /* launches are being recorded into a graph */
 } cuda_queue;
 
 static cuda_queue *state(const ck_queue *queue) {
   return (cuda_queue *)queue->backend;
+}
+
+/* The k-th pending timing of q's ring, or with k = timing_count, the
+ * first free one. */
+static timing *pending_timing(const cuda_queue *q, size_t k) {
+  assert(k <= q->timing_count && q->timing_count <= q->timing_capacity);
+  return &q->timings[(q->timing_first + k) % q->timing_capacity];
 }
 
 /* The errors CUDA documents as leaving the process's context unusable:
@@ -240,18 +251,18 @@ static ck_status cu_create_beside(ck_queue *queue, const ck_queue *home) {
 static ck_status retire_timings(ck_queue *queue) {
   cuda_queue *q = state(queue);
   assert(q && q->timing_count <= q->timing_capacity);
-  for (size_t i = 0; i < q->timing_count; ++i) {
+  for (; q->timing_count > 0; --q->timing_count) {
+    const timing *t = pending_timing(q, 0);
     float milliseconds = 0;
-    cudaError_t code = cudaEventSynchronize(q->timings[i].end);
+    q->timing_first = (q->timing_first + 1) % q->timing_capacity;
+    cudaError_t code = cudaEventSynchronize(t->end);
     if (code != cudaSuccess) {
       q->timing_count = 0;
       return ck__cuda_fail(queue, code, "waiting for kernels");
     }
-    if (cudaEventElapsedTime(&milliseconds, q->timings[i].start,
-                             q->timings[i].end) == cudaSuccess)
+    if (cudaEventElapsedTime(&milliseconds, t->start, t->end) == cudaSuccess)
       queue->kernel_seconds += 1e-3 * (double)milliseconds;
   }
-  q->timing_count = 0;
   return CK_OK;
 }
 
@@ -300,34 +311,43 @@ static ck_status record(const ck_queue *queue, cudaEvent_t event) {
                              : ck__cuda_fail(queue, code, "recording an event");
 }
 
-/* Reverses timings [from, to) in place. */
-static void reverse_timings(timing *t, size_t from, size_t to) {
-  while (from + 1 < to) {
-    timing swap = t[from];
-    t[from++] = t[--to];
-    t[to] = swap;
+/* The pending launches that have ended, oldest first, summed without a
+ * wait; their slots become free, their events kept. */
+static void retire_ended(ck_queue *queue) {
+  cuda_queue *q = state(queue);
+  q->launches = 0;
+  while (q->timing_count > 0) {
+    const timing *t = pending_timing(q, 0);
+    float milliseconds = 0;
+    if (cudaEventQuery(t->end) != cudaSuccess)
+      return;
+    if (cudaEventElapsedTime(&milliseconds, t->start, t->end) == cudaSuccess)
+      queue->kernel_seconds += 1e-3 * (double)milliseconds;
+    q->timing_first = (q->timing_first + 1) % q->timing_capacity;
+    --q->timing_count;
   }
 }
 
-/* The pending launches that have ended, oldest first, summed without a
- * wait; their slots go past the pending ones, their events kept. */
-static void retire_ended(ck_queue *queue) {
+/* Grows a full ring of timings to capacity, its pending ones first in
+ * order, and creates the events of the new ones. */
+static ck_status grow_timings(ck_queue *queue, size_t capacity) {
   cuda_queue *q = state(queue);
-  size_t done = 0;
-  while (done < q->timing_count &&
-         cudaEventQuery(q->timings[done].end) == cudaSuccess) {
-    float milliseconds = 0;
-    if (cudaEventElapsedTime(&milliseconds, q->timings[done].start,
-                             q->timings[done].end) == cudaSuccess)
-      queue->kernel_seconds += 1e-3 * (double)milliseconds;
-    ++done;
+  assert(q->timing_count == q->timing_capacity && capacity > q->timing_count);
+  timing *grown = malloc(capacity * sizeof *grown);
+  if (!grown)
+    return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
+  for (size_t k = 0; k < q->timing_count; ++k)
+    grown[k] = *pending_timing(q, k);
+  free(q->timings);
+  q->timings = grown;
+  q->timing_first = 0;
+  for (size_t i = q->timing_capacity; i < capacity; ++i) {
+    ck_status status = make_timing(queue, &grown[i]);
+    if (status != CK_OK)
+      return status;
+    q->timing_capacity = i + 1;
   }
-  if (done == 0)
-    return;
-  reverse_timings(q->timings, 0, done);
-  reverse_timings(q->timings, done, q->timing_count);
-  reverse_timings(q->timings, 0, q->timing_count);
-  q->timing_count -= done;
+  return CK_OK;
 }
 
 /* The next free timing of the pool, growing it (and creating its events)
@@ -336,7 +356,8 @@ static ck_status next_timing(ck_queue *queue, timing **out) {
   cuda_queue *q = state(queue);
   assert(q && out && q->timing_count <= q->timing_capacity);
   ck_status status;
-  retire_ended(queue);
+  if (++q->launches >= RETIRE_EVERY)
+    retire_ended(queue);
   if (q->timing_count >= TIMING_LIMIT) {
     cudaError_t code = cudaStreamSynchronize(q->stream);
     if (code != cudaSuccess)
@@ -344,19 +365,11 @@ static ck_status next_timing(ck_queue *queue, timing **out) {
     if ((status = retire_timings(queue)) != CK_OK)
       return status;
   }
-  if (q->timing_count == q->timing_capacity) {
-    size_t capacity = q->timing_capacity ? 2 * q->timing_capacity : 64;
-    timing *grown = realloc(q->timings, capacity * sizeof *grown);
-    if (!grown)
-      return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for events");
-    q->timings = grown;
-    for (size_t i = q->timing_capacity; i < capacity; ++i) {
-      if ((status = make_timing(queue, &grown[i])) != CK_OK)
-        return status;
-      q->timing_capacity = i + 1;
-    }
-  }
-  *out = &q->timings[q->timing_count++];
+  if (q->timing_count == q->timing_capacity &&
+      (status = grow_timings(queue, q->timing_capacity ? 2 * q->timing_capacity
+                                                       : 64)) != CK_OK)
+    return status;
+  *out = pending_timing(q, q->timing_count++);
   return CK_OK;
 }
 
@@ -399,7 +412,7 @@ void ck__cuda_kernel_abandon(ck_queue *queue, void *span) {
   if (!span)
     return;
   assert(state(queue)->timing_count > 0 &&
-         span == &state(queue)->timings[state(queue)->timing_count - 1]);
+         span == pending_timing(state(queue), state(queue)->timing_count - 1));
   --state(queue)->timing_count;
 }
 
