@@ -2530,7 +2530,7 @@ and by its neighbour lists: medians of three runs after an untimed one,
 1000 steps. The last two columns of the second table compare two GPUs
 with twice one GPU alone on a GPU's share of the particles: in the
 lists the spread took, and in one GPU's default. Both tables ran on
-83fa8a3.
+6cbfe1b.
 
 {source([(run, "scaling.md"), (run, "gas_modes.txt"),
          (run, "machine.txt")], H200X2, "2026-11-30",
