@@ -227,7 +227,11 @@ if len(group) >= 2:
 
 usage = [(["run", "pso", "--shares", "1,1"], "--shares applies only"),
          (["run", "pso", "--spread", "--shares", "1,x"], "positive decimal"),
-         (["compare", "pso", "--spread"], "spread")]
+         (["compare", "pso", "--spread"], "spread"),
+         # The library's refusal of the shares names the option too.
+         (["run", "gas", "--device", "ref,ref,ref,ref", "--spread",
+           "--shares", "1,2,1,1", "--particles", "200", "--steps", "1"],
+          "clkit: --shares: 4 members cut the box")]
 if len(group) >= 2:
     # One share fewer than devices: the option is named, not the library's.
     usage.append((["run", "pso", "--spread", "--device", pair, "--shares",

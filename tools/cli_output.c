@@ -184,8 +184,8 @@ static void print_members(FILE *out, const ck_result *result) {
 
 void cli_print_result(FILE *out, const ck_result *result) {
   if (result->members)
-    fprintf(out, "%s spread over %zu devices\n", result->workload,
-            result->member_count);
+    fprintf(out, "%s spread over %zu device%s\n", result->workload,
+            result->member_count, result->member_count == 1 ? "" : "s");
   else
     fprintf(out, "%s on %s (%s)\n", result->workload, result->device,
             result->device_name);

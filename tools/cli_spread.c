@@ -117,27 +117,34 @@ static void write_whole(int fd, const char *text, size_t length) {
   }
 }
 
-/* A rank's failure under MPI: "clkit: rank R of N: MESSAGE" in one
- * write(), so that the lines of ranks that fail together cannot
- * interleave; then what the device's runtime said meanwhile. */
+/* A run's failure: "clkit: MESSAGE", under MPI "clkit: rank R of N:
+ * MESSAGE", in one write(), so that the lines of ranks that fail together
+ * cannot interleave; then what the device's runtime said meanwhile. The
+ * library's field for the shares is named as the option that sets it. */
 static int report_rank_failure(ck_status status, const cli_mpi *mpi) {
-  if (mpi->ranks < 2)
-    return cli_report_failure(status);
-  const char *message = "";
+  static const char field[] = "ck_spread.shares:";
+  const char *message = "", *option = "";
   ck_error_get_last(&message);
   if (!message || !*message)
     message = "failed";
-  const char *format = "%s: rank %d of %d: %s\n";
-  int length = snprintf(NULL, 0, format, cli_program_name, mpi->rank,
-                        mpi->ranks, message);
+  if (strncmp(message, field, sizeof field - 1) == 0) {
+    option = "--shares:";
+    message += sizeof field - 1;
+  }
+  char rank[48] = "";
+  if (mpi->ranks > 1)
+    snprintf(rank, sizeof rank, "rank %d of %d: ", mpi->rank, mpi->ranks);
+  const char *format = "%s: %s%s%s\n";
+  int length =
+      snprintf(NULL, 0, format, cli_program_name, rank, option, message);
   char *line = length > 0 ? malloc((size_t)length + 1) : NULL;
   fflush(stderr);
   if (line) {
-    snprintf(line, (size_t)length + 1, format, cli_program_name, mpi->rank,
-             mpi->ranks, message);
+    snprintf(line, (size_t)length + 1, format, cli_program_name, rank, option,
+             message);
     write_whole(fileno(stderr), line, (size_t)length);
   } else {
-    fprintf(stderr, format, cli_program_name, mpi->rank, mpi->ranks, message);
+    fprintf(stderr, format, cli_program_name, rank, option, message);
   }
   free(line);
   cli_status_flush();
