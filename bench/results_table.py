@@ -2938,10 +2938,12 @@ def h200x2_engine_all():
     return f"""### Every spread before the member engine and now
 
 Each workload alone and spread over both GPUs, on the tree before the
-member engine (6186d43, each workload its own spread) and now. Both
-trees were built in one call and run in turns: medians of three runs
-after an untimed one. The efficiency is the rate over twice one GPU's;
-the strong gas rows spread one GPU's 4M particles.
+member engine (6186d43, each workload its own spread) and now:
+6cbfe1b, and b53e4db for the gas (run.txt says why). Both trees of a
+row were built in one call and run in turns: medians of three runs
+after an untimed one (five for the MLP and the gas). The efficiency is
+the rate over twice one GPU's; the strong gas rows spread one GPU's 4M
+particles.
 
 {source([(ENGINE_ALL, "turns.txt"), (ENGINE_ALL, "run.txt"),
          (ENGINE_ALL, "machine.txt")],
