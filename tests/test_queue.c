@@ -1063,11 +1063,14 @@ static void staging(const ck_device *device) {
    * buffer at once; an empty one is NULL; the tail's room fits. */
   const void *got[4];
   const size_t at[4] = {8, 12, 12, 0}, lengths[4] = {4, 0, 6, 4};
-  CHECK_OK(ck__staging_read(&s, queue, buffer, 4, at, lengths, 100, got));
+  void *room = NULL;
+  CHECK_OK(
+      ck__staging_read(&s, queue, buffer, 4, at, lengths, 100, got, &room));
   CHECK_OK(ck_queue_finish(queue));
   const char *read = s.read;
   CHECK(s.read_bytes == 150 && got[0] == read && got[1] == NULL &&
         got[2] == read + 4 && got[3] == read + 10);
+  CHECK(room == read + 14);
   CHECK(memcmp(read, "abcdefghijabcd", 14) == 0);
   /* One pending at the end goes with it. */
   CHECK_OK(ck__staging_write(&s, queue, buffer, 0, 1, pieces, sizes));

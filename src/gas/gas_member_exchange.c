@@ -94,7 +94,7 @@ ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
           word, ghost ? ck_gas_kept_at(2 * stage + side, capacity) : 0, stage));
   }
   CK_TRY(ck__staging_read(&state->staging, state->queue, state->out_packed, 2,
-                          at, bytes, 0, out));
+                          at, bytes, 0, out, NULL));
   CK_TRY(ck_queue_finish(state->queue));
 fail:
   return status;
@@ -353,14 +353,13 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
                                shift, stage));
   /* The flags into page-locked memory too: a read into the caller's
    * would wait for the device as it is queued. */
+  void *room = NULL;
   CK_TRY(ck__staging_read(&state->staging, state->queue, state->out_real, 2, at,
-                          bytes, 3 * sizeof *flags, out));
-  unsigned char *read =
-      (unsigned char *)state->staging.read + bytes[0] + bytes[1];
-  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, read,
+                          bytes, 3 * sizeof *flags, out, &room));
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, room,
                         CK_NONBLOCKING, NULL));
   CK_TRY(ck_queue_finish(state->queue));
-  memcpy(flags, read, 3 * sizeof *flags);
+  memcpy(flags, room, 3 * sizeof *flags);
 fail:
   return status;
 }

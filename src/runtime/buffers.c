@@ -145,9 +145,11 @@ fail:
 
 ck_status ck__staging_read(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
                            int n, const size_t *at, const size_t *sizes,
-                           size_t tail, const void **out) {
+                           size_t tail, const void **out, void **room) {
   ck_status status = CK_OK;
   size_t bytes = tail, from = 0, to = 0;
+  if (room)
+    *room = NULL;
   assert(s && queue && buffer && n >= 0 && (n == 0 || (at && sizes && out)));
   for (int k = 0; k < n; ++k) {
     out[k] = NULL;
@@ -167,6 +169,8 @@ ck_status ck__staging_read(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
                             to - from, host + from, CK_NONBLOCKING, NULL));
     from = to;
   }
+  if (room)
+    *room = host + to;
 fail:
   return status;
 }

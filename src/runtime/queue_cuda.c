@@ -50,7 +50,8 @@ static cuda_queue *state(const ck_queue *queue) {
 /* The k-th pending timing of q's ring, or with k = timing_count, the
  * first free one. */
 static timing *pending_timing(const cuda_queue *q, size_t k) {
-  assert(k <= q->timing_count && q->timing_count <= q->timing_capacity);
+  assert(k <= q->timing_count && k < q->timing_capacity &&
+         q->timing_count <= q->timing_capacity);
   return &q->timings[(q->timing_first + k) % q->timing_capacity];
 }
 

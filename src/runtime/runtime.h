@@ -244,11 +244,12 @@ ck_status ck__staging_write(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
 /* Queues reads of n ranges (sizes[k] bytes from byte at[k] of buffer)
  * one after another into s's read side, with `tail` bytes of room past
  * them (what it held goes): ranges that follow each other in buffer go
- * in one read. out[k] points at each, NULL where it is empty; the caller
- * waits for the queue before it reads them. */
+ * in one read. out[k] points at each, NULL where it is empty, and *room
+ * (where room is not NULL) at the tail's room; the caller waits for the
+ * queue before it reads them. */
 ck_status ck__staging_read(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
                            int n, const size_t *at, const size_t *sizes,
-                           size_t tail, const void **out);
+                           size_t tail, const void **out, void **room);
 /* Frees s once its pending writes are done (queue NULL: nothing held). */
 void ck__staging_free(ck__staging *s, ck_queue *queue);
 
