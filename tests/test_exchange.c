@@ -224,7 +224,8 @@ static const char *last_message(void) {
 
 /* Records by key: member m offers keys 2m + 1 and 2m (a pair, then a
  * single, of 10 key and 100 key); an array not asked for takes none. A
- * count other than the members' or a key out of range fails. */
+ * count other than the members', a key out of range, a key twice and a
+ * key that is not a whole number fail. */
 static void keyed(ck__exchange *ex, size_t local, size_t first,
                   size_t members) {
   double records[MAX_LOCAL][2][4];
@@ -261,6 +262,18 @@ static void keyed(ck__exchange *ex, size_t local, size_t first,
   CHECK(ck__exchange_gather_keyed(ex, 4, send, counts, total, 3, into, widths,
                                   "records") == CK_ERROR_MISMATCH);
   CHECK(strstr(last_message(), "keyed") != NULL);
+  /* Member 0's single keyed as its pair: the right count, in range, and
+   * one key twice (another would stay unwritten). */
+  if (first == 0)
+    records[0][1][0] = records[0][0][0];
+  CHECK(ck__exchange_gather_keyed(ex, 4, send, counts, total, 3, into, widths,
+                                  "records") == CK_ERROR_MISMATCH);
+  CHECK(strstr(last_message(), "two of the records are keyed 1") != NULL);
+  if (first == 0)
+    records[0][1][0] = 0.5;
+  CHECK(ck__exchange_gather_keyed(ex, 4, send, counts, total, 3, into, widths,
+                                  "records") == CK_ERROR_MISMATCH);
+  CHECK(strstr(last_message(), "whole number") != NULL);
 done:
   free(pairs);
   free(singles);

@@ -758,27 +758,38 @@ ck_status ck__exchange_gather_keyed(ck__exchange *exchange, size_t fields,
   assert(fields >= 1 && arrays >= 0 && (arrays == 0 || (into && widths)));
   ck_status status = CK_OK;
   ck__exchange_buffer all = {0};
+  unsigned char *seen = NULL;
   CK_TRY(ck__exchange_gather_items(exchange, fields * sizeof(double), send,
                                    counts, &all, NULL));
   /* Every process holds the same records, so all fail alike. */
   if (all.count != total)
     CK_FAIL(CK_ERROR_MISMATCH, "the members hold %zu %s, not %zu", all.count,
             what, total);
+  /* Each key once: a key given twice would leave another unwritten. */
+  seen = calloc(total / 8 + 1, 1);
+  if (!seen)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu keys", total);
   const double *record = all.data;
   for (size_t k = 0; k < all.count; ++k, record += fields) {
-    if (!(record[0] >= 0 && record[0] < (double)total))
-      CK_FAIL(CK_ERROR_MISMATCH, "one of the %s is keyed %g, not below %zu",
-              what, record[0], total);
+    if (!(record[0] >= 0 && record[0] < (double)total) ||
+        record[0] != (double)(size_t)record[0])
+      CK_FAIL(CK_ERROR_MISMATCH,
+              "one of the %s is keyed %g, not a whole number below %zu", what,
+              record[0], total);
+    size_t key = (size_t)record[0];
+    if (seen[key / 8] & (1u << key % 8))
+      CK_FAIL(CK_ERROR_MISMATCH, "two of the %s are keyed %zu", what, key);
+    seen[key / 8] |= (unsigned char)(1u << key % 8);
     const double *value = record + 1;
     for (int q = 0; q < arrays; ++q)
       if (into[q]) {
-        memcpy(into[q] + widths[q] * (size_t)record[0], value,
-               widths[q] * sizeof *value);
+        memcpy(into[q] + widths[q] * key, value, widths[q] * sizeof *value);
         value += widths[q];
       }
     assert(value <= record + fields);
   }
 fail:
+  free(seen);
   free(all.data);
   return status;
 }

@@ -257,8 +257,9 @@ ck_status ck__exchange_gather_items(ck__exchange *exchange, size_t item,
  * local member i offers counts[i] records of `fields` doubles from
  * send[i], each a key and then widths[q] values for each non-NULL
  * into[q] (q < arrays), which go to into[q] from widths[q] x key. The
- * members must offer `total` records, keys below total; else
- * CK_ERROR_MISMATCH, `what` naming the records. Errors as
+ * members must offer `total` records, each key a whole number below
+ * total and given once; else CK_ERROR_MISMATCH, `what` naming the
+ * records (the arrays may then be written in part). Errors as
  * ck__exchange_pass.
  */
 ck_status ck__exchange_gather_keyed(ck__exchange *exchange, size_t fields,
