@@ -82,10 +82,17 @@
 
 /* A spread member's Verlet forces may come in two parts (ck_gas.h's
  * CK_GAS_PART_): part 1 the slots that part_mark says are interior, part
- * 2 those at a border; part 0 every slot. Other programs take part 0. */
-#define CK_GAS_PART_ARGUMENTS int part, __global const uint *part_mark
+ * 2 those at a border; part 0 every slot. Other programs take part 0.
+ * Part 1's work-item k takes slot k; part 2's takes the k-th border slot
+ * of border_slots (flags[3] of them, listed at the rebuild), so that the
+ * few border slots fill whole groups: slot n where there is none. */
+#define CK_GAS_PART_ARGUMENTS                                                  \
+  int part, __global const uint *part_mark, __global const uint *border_slots
 #define CK_GAS_IN_PART(k)                                                      \
   (!CK_GAS_MEMBER || part == 0 || part_mark[k] + 1u == (uint)part)
+#define CK_GAS_PART_SLOT(k, n, flags)                                          \
+  (CK_GAS_MEMBER && part == 2 ? ((k) < (flags)[3] ? border_slots[k] : (n))     \
+                              : (k))
 
 #define CK_GAS_FLAGGED(only_if_flagged, flags)                                 \
   (!(only_if_flagged) || ((flags)[0] & (uint)(only_if_flagged)) != 0u)
@@ -471,8 +478,8 @@ ck_gas_forces_list(uint n, CK_GAS_GEOMETRY_ARGUMENTS, CK_GAS_PAIR_ARGUMENTS,
                    CK_GAS_KICK_ARGUMENTS, uint rebuild_bit, uint ahead_bit,
                    ck_real half_skin2, __global const ck_real *reference,
                    __global ck_real *next_position, CK_GAS_PART_ARGUMENTS) {
-  uint i = (uint)get_global_id(0);
-  if (i == 0)
+  uint k = (uint)get_global_id(0), i = CK_GAS_PART_SLOT(k, n, flags);
+  if (k == 0)
     atomic_and(&flags[0], ~rebuild_bit);
   if (i >= n || !CK_GAS_IN_PART(i))
     return;
@@ -593,8 +600,8 @@ __kernel void ck_gas_forces_strips(
     __global uint *flags, CK_GAS_KICK_ARGUMENTS, int clear, int ahead,
     ck_real half_skin2, __global ck_real *next_position,
     CK_GAS_PART_ARGUMENTS) {
-  uint i = (uint)get_global_id(0);
-  if (clear && i == 0)
+  uint k = (uint)get_global_id(0), i = CK_GAS_PART_SLOT(k, n, flags);
+  if (clear && k == 0)
     flags[0] = 0u;
   if (i >= n || !CK_GAS_IN_PART(i))
     return;

@@ -15,6 +15,8 @@
 #ifndef CK_GAS_INTERNAL_H
 #define CK_GAS_INTERNAL_H
 
+#include <assert.h>
+
 #include "ck_gas.h"
 #include "clkit/clkit.h"
 #include "clkit/gas.h"
@@ -247,9 +249,14 @@ struct gas_state {
   uint32_t inbox_kept;
   ck_buffer *id_snapshot;   /* the words before a grid's stage 1 step out */
   /* A Verlet member's forces in parts (ck_gas_member_part): the part the
-   * next forces take (0: all), and each slot's part (slots words). */
+   * next forces take (0: all), each slot's part (slots words), and the
+   * border's slots listed (border_count of them, flags[3] on the device,
+   * as the last pack read it: border_known 1 from then to the next
+   * parts). */
   int force_part;
-  ck_buffer *part_mark;
+  ck_buffer *part_mark, *border_slots;
+  uint32_t border_count;
+  int border_known;
   ck_buffer *member_list;   /* 2 sides x capacity slots, selected */
   ck_buffer *member_counts; /* 4 words: each side's or region's count,
                              * and [2] an accept's stray after it */
@@ -633,11 +640,17 @@ ck_status ck__gas_member_drift(ck_gas *member);
 /* Between rebuilds: the exports' positions of a stage (counts[side] a
  * side, shift[side] added along its axis), 2 floats each, and its flags
  * (a rebuild due, a list overflowed, a ghost or export not found), read
- * together: each side's positions into the member's page-locked memory,
- * at out[side] (NULL where none) until its next read there. */
+ * together (with the count of the border's slots): each side's positions
+ * into the member's page-locked memory, at out[side] (NULL where none)
+ * until its next read there. */
 ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
                               const double shift[2], int stage,
                               const void *out[2], uint32_t flags[3]);
+/* The border's slots that the last rebuild listed, as a pack read them. */
+static inline uint32_t ck__gas_member_border(const gas_state *state) {
+  assert(state->border_known);
+  return state->border_count;
+}
 /* The ghosts' new positions into their slots: counts[0] from the
  * previous member, then counts[1] from the next, 2 floats each, as the
  * ghosts from `base` (stage 1's follow stage 0's), from positions[side]

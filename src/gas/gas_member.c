@@ -86,7 +86,8 @@ void ck__gas_member_messages_free(gas_state *state) {
   free_buffers(state, 0, MESSAGE_BUFFERS);
   ck_buffer_destroy(state->id_snapshot);
   ck_buffer_destroy(state->part_mark);
-  state->id_snapshot = state->part_mark = NULL;
+  ck_buffer_destroy(state->border_slots);
+  state->id_snapshot = state->part_mark = state->border_slots = NULL;
 }
 
 /* Makes the member buffers from `first` to `end` anew, for size_by. The
@@ -184,13 +185,6 @@ ck_queue *ck__gas_member_queue(ck_gas *member) {
   return member->state.queue;
 }
 
-/* The forms a state was made with, to make it again. */
-static ck__gas_forms forms_of(const gas_state *state) {
-  return (ck__gas_forms){state->tiles, state->strips_request,
-                         state->sort_request, state->fine_cells,
-                         state->list_chunk_request};
-}
-
 ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,
                              size_t bytes_a_slot, void *out) {
   if (count == 0)
@@ -240,10 +234,13 @@ ck_status ck__gas_member_reserve(ck_gas **member, size_t slots) {
       CK_TRY(ck_buffer_read(state->queue, *carried_buffer(state, k), 0,
                             bytes[k], kept[k], CK_BLOCKING, NULL));
   }
-  CK_TRY(ck__gas_member_make(&state->device, &config, forms_of(state),
-                             state->message_capacity, state->walls_x,
-                             state->slab ? -1 : state->walls_y, state->tiers, 1,
-                             &grown));
+  /* Made again in the forms it was made in. */
+  ck__gas_forms forms = {state->tiles, state->strips_request,
+                         state->sort_request, state->fine_cells,
+                         state->list_chunk_request};
+  CK_TRY(ck__gas_member_make(
+      &state->device, &config, forms, state->message_capacity, state->walls_x,
+      state->slab ? -1 : state->walls_y, state->tiers, 1, &grown));
   gas_state *fresh = &grown->state;
   CK_TRY(ck__gas_member_inbox_room(fresh, inbox_kept / CK_GAS_GHOST_WORDS));
   fresh->inbox_kept = (uint32_t)inbox_kept;

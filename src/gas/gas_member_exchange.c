@@ -190,13 +190,14 @@ ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
   uint32_t capacity = state->message_capacity;
   CK_TRY(member->steps->neighbors(state, 1));
   state->particles = (uint32_t)kept;
-  /* A new rebuild is flagged from here on, and nothing is missing yet;
-   * a list's overflow (flags[1]) stays until the sums report it. */
-  static const uint32_t clear = 0;
-  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, 4, &clear,
+  /* A new rebuild is flagged from here on; nothing is missing or listed
+   * yet; a list's overflow (flags[1]) stays until the sums report it. */
+  static const uint32_t clear[2] = {0, 0};
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 0, 4, clear,
                          CK_NONBLOCKING, NULL));
-  CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 4, &clear,
+  CK_TRY(ck_buffer_write(state->queue, state->flags, 8, 8, clear,
                          CK_NONBLOCKING, NULL));
+  state->border_known = 0;
   /* The exports by what the rebuild kept of them, the ghosts by their
    * entries in the packed inbox, as appended: stage 1's past stage 0's. */
   for (int side = 0; side < 4; ++side)
@@ -351,15 +352,17 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
   size_t bytes[2] = {entry * counts[0], entry * counts[1]};
   CK_TRY(member->steps->gather(state, base, counts[0] + counts[1], counts[0],
                                shift, stage));
-  /* The flags into page-locked memory too: a read into the caller's
-   * would wait for the device as it is queued. */
+  /* The flags into page-locked memory too (a read into the caller's
+   * would wait for the device as it is queued), and the border's count. */
   void *room = NULL;
   CK_TRY(ck__staging_read(&state->staging, state->queue, state->out_real, 2, at,
-                          bytes, 3 * sizeof *flags, out, &room));
-  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 3 * sizeof *flags, room,
+                          bytes, 4 * sizeof *flags, out, &room));
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, 4 * sizeof *flags, room,
                         CK_NONBLOCKING, NULL));
   CK_TRY(ck_queue_finish(state->queue));
   memcpy(flags, room, 3 * sizeof *flags);
+  state->border_count = ((const uint32_t *)room)[3];
+  state->border_known = 1;
 fail:
   return status;
 }

@@ -159,6 +159,8 @@ ck_status ck__gas_opencl_parts(gas_state *state, const double borders[4],
   ck_kernel_args_buffer(&args, state->position);
   ck_kernel_args_buffer(&args, state->id);
   ck_kernel_args_buffer(&args, state->part_mark);
+  ck_kernel_args_buffer(&args, state->border_slots);
+  ck_kernel_args_buffer(&args, state->flags);
   return ck__gas_opencl_launch(state, &args, state->particles, state->group);
 }
 

@@ -36,9 +36,13 @@ ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
                                double reach) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
+  assert(state->border_known == 0); /* the sort cleared the border's count */
   if (!state->part_mark)
     CK_TRY(ck__buffer_make_zeroed(state->queue, state->slots, 4, "part marks",
                                   &state->part_mark));
+  if (!state->border_slots)
+    CK_TRY(ck__buffer_make_zeroed(state->queue, state->slots, 4, "border slots",
+                                  &state->border_slots));
   CK_TRY(member->steps->parts(state, borders, reach));
 fail:
   return status;

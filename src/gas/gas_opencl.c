@@ -560,14 +560,20 @@ static ck_status neighbor_forces(gas_state *state) {
     ck_kernel_args_real(&args, 0.25 * state->skin * state->skin, real);
     ck_kernel_args_buffer(&args, state->sorted_position);
   }
+  size_t items = state->particles;
   if (kernel != state->forces_kernel) {
     /* A member's part of the forces (CK_GAS_PART_ARGUMENTS); the marks
-     * are read in parts alone. */
+     * and the border's slots are read in parts alone, the border's a
+     * work-item each. */
     ck_kernel_args_i32(&args, state->force_part);
     ck_kernel_args_buffer(&args,
                           state->part_mark ? state->part_mark : state->id);
+    ck_kernel_args_buffer(&args, state->border_slots ? state->border_slots
+                                                     : state->id);
+    if (state->force_part == 2)
+      items = ck__gas_member_border(state);
   }
-  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_launch(state, &args, items, state->group));
   state->kick_step = 0;
   /* A member's interior (part 1) leaves the arrays to its border. */
   if (ahead && state->force_part != 1) {

@@ -124,8 +124,12 @@ static ck_status ref_forces(gas_state *state) {
   ck_real rc = (ck_real)state->rc;
   const uint32_t *part_mark =
       state->force_part ? ck__words(state->part_mark) : NULL;
-  for (uint32_t i = 0; i < state->particles; ++i) {
-    /* A member's part of the forces (ck_gas_member_part). */
+  /* A member's part of the forces (ck_gas_member_part): the border's
+   * from its list, as the kernels take them. */
+  int border = state->force_part == 2;
+  uint32_t count = border ? ck__gas_member_border(state) : state->particles;
+  for (uint32_t k = 0; k < count; ++k) {
+    uint32_t i = border ? ck__words(state->border_slots)[k] : k;
     if (part_mark && part_mark[i] + 1u != (uint32_t)state->force_part)
       continue;
     if (state->neighbors == CK_GAS_CELLS)
@@ -358,11 +362,16 @@ static ck_status ref_parts(gas_state *state, const double borders[4],
   const ck_real *position = ck__reals(state->position);
   const uint32_t *id = ck__words(state->id);
   uint32_t *part_mark = ck__words(state->part_mark);
-  for (uint32_t k = 0; k < state->particles; ++k)
+  uint32_t *border_slots = ck__words(state->border_slots);
+  uint32_t *flags = ck__words(state->flags);
+  for (uint32_t k = 0; k < state->particles; ++k) {
     part_mark[k] = ck_gas_member_part(
         position[2 * k], position[2 * k + 1], id[k], (ck_real)borders[0],
         (ck_real)borders[1], (ck_real)borders[2], (ck_real)borders[3],
         (ck_real)reach);
+    if (part_mark[k] == CK_GAS_PART_BORDER)
+      border_slots[flags[3]++] = k;
+  }
   return CK_OK;
 }
 

@@ -342,27 +342,19 @@ static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
   return status ? status : pack(s, m, i);
 }
 
-/* Member m's ghosts from a side, `count` of them sent: as many as at its
- * last rebuild. */
-static ck_status check_ghosts(const ck__gas_spread *s, const member *m,
-                              int from, size_t count) {
-  if (count == STAGE(m)->ghosts[from])
-    return CK_OK;
-  return ck__fail(CK_ERROR_EXCHANGE,
-                  "member %zu received %zu ghosts, not the %zu of its last "
-                  "rebuild",
-                  m->index, count, STAGE(m)->ghosts[from]);
-}
-
 /* The ghosts' positions received: the previous member's, then the
  * next's, in the order of the last rebuild (a grid's stage 1 after stage
- * 0's). */
+ * 0's), as many from each as then. */
 static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   const void *in[2];
   for (int from = 0; from < 2; ++from) {
     const ck__exchange_buffer *got = &s->halo.members[i].from[from];
-    CK_TRY(check_ghosts(s, m, from, got->count));
+    if (got->count != STAGE(m)->ghosts[from])
+      CK_FAIL(CK_ERROR_EXCHANGE,
+              "member %zu received %zu ghosts, not the %zu of its last "
+              "rebuild",
+              m->index, got->count, STAGE(m)->ghosts[from]);
     in[from] = got->data;
   }
   CK_TRY(
