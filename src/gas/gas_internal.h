@@ -111,7 +111,8 @@ typedef struct ck__gas_steps {
   ck_status (*unpack)(gas_state *state, uint32_t base, uint32_t count);
   /* parts (Verlet, after a rebuild's sort): each slot's part of the
    * forces into part_mark (ck_gas_member_part), by the borders of its
-   * slab along x and y (borders[0..3]: lo_x, hi_x, lo_y, hi_y). */
+   * slab along x and y (borders[0..3]: lo_x, hi_x, lo_y, hi_y); each
+   * border slot into border_slots, flags[3] counting them from 0. */
   ck_status (*parts)(gas_state *state, const double borders[4],
                      double reach);
   ck_status (*census)(gas_state *state, uint64_t census[3]);
@@ -670,7 +671,8 @@ ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
                                 uint64_t kick_step, int ahead);
 /* After a Verlet rebuild's sort: each slot's part of the forces, by the
  * borders of its slab (lo_x, hi_x, lo_y, hi_y, in its coordinates; none
- * past a wall or along the run's y) and the reach past them. */
+ * past a wall or along the run's y) and the reach past them; the border's
+ * slots listed, for part 2's launch (a work-item each). */
 ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
                                double reach);
 
