@@ -42,6 +42,11 @@ extern const char cli_program_name[];
 /* The exit status of a failure: 2 for a usage error, else 1. */
 int cli_exit_status(ck_status status);
 
+/* The last library error's message ("failed" where none). A library
+ * field that an option sets, at its start, is left out and the option
+ * given in *option ("--shares:"), else "". */
+const char *cli_error_message(const char **option);
+
 /* Prints "clkit: <message>" for the last library error; returns 1 or 2. */
 int cli_report(ck_status status);
 

@@ -119,18 +119,11 @@ static void write_whole(int fd, const char *text, size_t length) {
 
 /* A run's failure: "clkit: MESSAGE", under MPI "clkit: rank R of N:
  * MESSAGE", in one write(), so that the lines of ranks that fail together
- * cannot interleave; then what the device's runtime said meanwhile. The
- * library's field for the shares is named as the option that sets it. */
+ * cannot interleave; then what the device's runtime said meanwhile. A
+ * library field is named as the option that sets it (cli_error_message). */
 static int report_rank_failure(ck_status status, const cli_mpi *mpi) {
-  static const char field[] = "ck_spread.shares:";
-  const char *message = "", *option = "";
-  ck_error_get_last(&message);
-  if (!message || !*message)
-    message = "failed";
-  if (strncmp(message, field, sizeof field - 1) == 0) {
-    option = "--shares:";
-    message += sizeof field - 1;
-  }
+  const char *option = "";
+  const char *message = cli_error_message(&option);
   char rank[48] = "";
   if (mpi->ranks > 1)
     snprintf(rank, sizeof rank, "rank %d of %d: ", mpi->rank, mpi->ranks);

@@ -21,11 +21,28 @@ int cli_exit_status(ck_status status) {
   return status == CK_ERROR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_FAILURE_RUN;
 }
 
-int cli_report(ck_status status) {
+const char *cli_error_message(const char **option) {
+  /* The library's fields that the command line sets, by its options. */
+  static const char *const fields[][2] = {{"ck_spread.shares:", "--shares:"}};
   const char *message = "";
   ck_error_get_last(&message);
-  fprintf(stderr, "%s: %s\n", cli_program_name,
-          message && *message ? message : "failed");
+  *option = "";
+  if (!message || !*message)
+    return "failed";
+  for (size_t k = 0; k < sizeof fields / sizeof fields[0]; ++k) {
+    size_t length = strlen(fields[k][0]);
+    if (strncmp(message, fields[k][0], length) == 0) {
+      *option = fields[k][1];
+      return message + length;
+    }
+  }
+  return message;
+}
+
+int cli_report(ck_status status) {
+  const char *option = "";
+  const char *message = cli_error_message(&option);
+  fprintf(stderr, "%s: %s%s\n", cli_program_name, option, message);
   return cli_exit_status(status);
 }
 

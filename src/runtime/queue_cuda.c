@@ -248,21 +248,29 @@ static ck_status cu_create_beside(ck_queue *queue, const ck_queue *home) {
   return cu_create(queue);
 }
 
+/* Adds the oldest pending launch's device time (it has ended) to the
+ * queue's, and frees its slot of the ring. */
+static void retire_oldest(ck_queue *queue) {
+  cuda_queue *q = state(queue);
+  const timing *t = pending_timing(q, 0);
+  float milliseconds = 0;
+  if (cudaEventElapsedTime(&milliseconds, t->start, t->end) == cudaSuccess)
+    queue->kernel_seconds += 1e-3 * (double)milliseconds;
+  q->timing_first = (q->timing_first + 1) % q->timing_capacity;
+  --q->timing_count;
+}
+
 /* Sums the device time of the pending launches and empties the list. */
 static ck_status retire_timings(ck_queue *queue) {
   cuda_queue *q = state(queue);
   assert(q && q->timing_count <= q->timing_capacity);
-  for (; q->timing_count > 0; --q->timing_count) {
-    const timing *t = pending_timing(q, 0);
-    float milliseconds = 0;
-    q->timing_first = (q->timing_first + 1) % q->timing_capacity;
-    cudaError_t code = cudaEventSynchronize(t->end);
+  while (q->timing_count > 0) {
+    cudaError_t code = cudaEventSynchronize(pending_timing(q, 0)->end);
     if (code != cudaSuccess) {
       q->timing_count = 0;
       return ck__cuda_fail(queue, code, "waiting for kernels");
     }
-    if (cudaEventElapsedTime(&milliseconds, t->start, t->end) == cudaSuccess)
-      queue->kernel_seconds += 1e-3 * (double)milliseconds;
+    retire_oldest(queue);
   }
   return CK_OK;
 }
@@ -317,16 +325,9 @@ static ck_status record(const ck_queue *queue, cudaEvent_t event) {
 static void retire_ended(ck_queue *queue) {
   cuda_queue *q = state(queue);
   q->launches = 0;
-  while (q->timing_count > 0) {
-    const timing *t = pending_timing(q, 0);
-    float milliseconds = 0;
-    if (cudaEventQuery(t->end) != cudaSuccess)
-      return;
-    if (cudaEventElapsedTime(&milliseconds, t->start, t->end) == cudaSuccess)
-      queue->kernel_seconds += 1e-3 * (double)milliseconds;
-    q->timing_first = (q->timing_first + 1) % q->timing_capacity;
-    --q->timing_count;
-  }
+  while (q->timing_count > 0 &&
+         cudaEventQuery(pending_timing(q, 0)->end) == cudaSuccess)
+    retire_oldest(queue);
 }
 
 /* Grows a full ring of timings to capacity, its pending ones first in
