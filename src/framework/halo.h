@@ -6,12 +6,33 @@
  * be an envelope: the counts of its parts first, then the parts, which
  * its reader checks against its size. The halo knows nothing of what a
  * message carries.
+ *
+ * Its steps (ck__halo_rebuild, ck__halo_forward, ck__halo_cross) run a
+ * domain's exchanges stage after stage, as LAMMPS's Comm runs exchange,
+ * borders and forward communication apart from the atoms: the workload's
+ * ops (ck__halo_ops) choose, pack and append what crosses, on its
+ * devices. An entry is of one of two kinds: a migrant, a unit that
+ * changes hands whole, or a ghost, a copy of a unit within reach of a
+ * border that the neighbour keeps.
  */
 #ifndef CK_FRAMEWORK_HALO_H
 #define CK_FRAMEWORK_HALO_H
 
 #include "framework/domain.h"
+#include "framework/engine.h"
 #include "framework/spread.h"
+
+/* The kinds of entry. */
+enum { CK__HALO_MIGRANT = 0, CK__HALO_GHOST = 1 };
+
+/* What crosses between a member and its neighbours along one stage's
+ * axis, each indexed by side. */
+typedef struct ck__halo_link {
+  uint32_t exports[2];     /* the ghosts it sends between rebuilds */
+  uint32_t posted[2][2];   /* [kind][side]: sent at the last exchange */
+  uint32_t incoming[2][2]; /* [kind][side]: received at the last one */
+  size_t ghosts[2];        /* the ghosts it keeps from each side */
+} ck__halo_link;
 
 /* What a local member sends and receives, indexed by side: toward (or
  * from) its previous neighbour along the stage's axis, or its next
@@ -21,11 +42,62 @@ typedef struct ck__halo_member {
   size_t sends[2];
   ck__exchange_buffer from[2];   /* received from each side */
   ck__exchange_buffer sealed[2]; /* its envelopes toward each side */
+  /* For the halo's steps: its place along each stage's axis (the
+   * caller's, ck__domain_place_member's), what crosses along each, its
+   * own units, and the migrants that left it in a crossing, which it
+   * keeps as ghosts until its next sort (ck__halo_cross). */
+  const ck__domain_place *place;
+  ck__halo_link link[2];
+  size_t own, kept;
 } ck__halo_member;
 
-/* Every local member's (zeroed: empty). Free with ck__halo_free. */
+/* What a workload's member does when its halo is exchanged: the ops are
+ * called on its own thread (ck__engine_each) with the workload's self,
+ * the local member i and the stage in progress. Each returns CK_OK or
+ * its failure, which ends the step on every member. */
+typedef struct ck__halo_ops {
+  size_t bytes[2];      /* an entry's bytes, by kind */
+  size_t forward_bytes; /* a ghost's update between rebuilds */
+  /* Chooses its entries of `kind` toward each side (migrants: those past
+   * its borders, which it drops; ghosts: its exports, within reach of a
+   * border), packs them and reads them to host memory: counts[side]
+   * entries at out[side]. */
+  ck_status (*post)(void *self, size_t i, int stage, int kind,
+                    uint32_t counts[2], const void *out[2]);
+  /* Appends the stage's link->incoming entries, from in[side] (NULL
+   * where none come): migrants, then ghosts. In a rebuild, `before`
+   * counts the ghosts of earlier stages, which stay (0 in a crossing). */
+  ck_status (*admit)(void *self, size_t i, int stage, const ck__halo_link *link,
+                     const void *const in[2], size_t before);
+  /* After a rebuild's last stage: keeps its own units and every stage's
+   * ghosts, drops the rest, and finds each stage's exports again. */
+  ck_status (*sort)(void *self, size_t i, const ck__halo_member *member);
+  /* Packs its exports' updates (exports[side]) to host memory. */
+  ck_status (*pack)(void *self, size_t i, int stage, const uint32_t exports[2],
+                    const void *out[2]);
+  /* Writes the stage's ghosts' updates, ghosts[side] from in[side], past
+   * `before` ghosts of earlier stages. */
+  ck_status (*unpack)(void *self, size_t i, int stage, size_t before,
+                      const size_t ghosts[2], const void *const in[2]);
+  /* A crossing's way out: its migrants ([0][side]) and ghosts ([1][side])
+   * toward each side at once, counts and host memory. */
+  ck_status (*leave)(void *self, size_t i, int stage, uint32_t counts[2][2],
+                     const void *out[2][2]);
+  /* After a crossing's last stage: its sort, keeping `kept` entries: its
+   * own units, the migrants that left it (its ghosts until its next
+   * crossing) and every stage's ghosts. */
+  ck_status (*settle)(void *self, size_t i, size_t kept);
+} ck__halo_ops;
+
+/* Every local member's (zeroed: empty), and for the halo's steps what
+ * ck__halo_bind gives. Free with ck__halo_free. */
 typedef struct ck__halo {
   ck__halo_member members[CK_SPREAD_MAX_LOCAL];
+  ck__engine *engine;
+  const ck__domain *domain;
+  const ck__halo_ops *ops;
+  void *self;
+  int stage; /* of the step in progress; 0 outside one */
 } ck__halo;
 
 /*
@@ -61,6 +133,38 @@ ck_status ck__halo_seal(ck__halo_member *member, int side, size_t parts,
 ck_status ck__halo_open(const ck__halo_member *member, int side, size_t index,
                         size_t parts, const size_t *sizes, uint32_t *counts,
                         const unsigned char **body);
+
+/* ---- the halo's steps ------------------------------------------------
+ *
+ * Each runs on every local member at once through the engine, stage
+ * after stage, and is collective. Errors: the ops', the exchange's, and
+ * CK_ERROR_EXCHANGE where a member receives other than it must. */
+
+/* Binds the halo to a run: its engine, its domain, the workload's ops
+ * and self. Each member's place is set apart (ck__halo_member.place). */
+void ck__halo_bind(ck__halo *halo, ck__engine *engine, const ck__domain *d,
+                   const ck__halo_ops *ops, void *self);
+
+/* A rebuild: migrants to their new owners, then every member's exports
+ * as ghosts, then the sort. In a grid every stage's migrants move before
+ * any exports are chosen: an export stays its sender's until the next
+ * rebuild. With `first`, the exports alone (the first ghosts of a run
+ * dealt by space). */
+ck_status ck__halo_rebuild(ck__halo *halo, int first);
+
+/* Member i's exports' updates of the halo's stage, packed (a call of
+ * the workload's on member i's thread: the first stage's come with its
+ * step's first phase). */
+ck_status ck__halo_pack(ck__halo *halo, size_t i);
+
+/* Between rebuilds: every stage's exports' updates to the ghosts, the
+ * first stage's as ck__halo_pack packed them; a grid's later stages
+ * pass on the earlier ones' ghosts as they are now. */
+ck_status ck__halo_forward(ck__halo *halo);
+
+/* A crossing: migrants and ghosts each way in one message a stage; the
+ * migrants stay ghosts where they left until the settle. */
+ck_status ck__halo_cross(ck__halo *halo);
 
 /* Frees what the halo's messages hold; zeroed, it is empty again. */
 void ck__halo_free(ck__halo *halo);

@@ -34,7 +34,7 @@ static ck_status gas_cut(void *self, ck__engine *engine, uint64_t *units) {
     return ck__gas_spread_cut(s, units);
   /* One slab, the whole box: nothing to cut or count. */
   ck__gas_spread_place_member(s, &s->members[0], 0);
-  units[0] = s->members[0].own = s->config.particles;
+  units[0] = s->halo.members[0].own = s->config.particles;
   return CK_OK;
 }
 
@@ -94,6 +94,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
   CK_TRY(ck__engine_open(&gas_kind, s, spread, &s->engine));
   s->run = ck__engine_run(s->engine);
+  ck__halo_bind(&s->halo, s->engine, &s->domain, &ck__gas_halo_ops, s);
   s->total = ck__engine_members(s->engine);
   s->whole = s->total == 1;
   s->members = calloc(s->run->local, sizeof *s->members);
@@ -270,7 +271,7 @@ ck_status ck__gas_spread_report(ck__gas_spread *s, ck_result *result) {
   s->run->slab_axis = s->domain.stages > 1 ? 2 : s->domain.axis;
   for (size_t i = 0; i < s->run->local; ++i) {
     const member *m = &s->members[i];
-    s->run->units[i] = m->own;
+    s->run->units[i] = s->halo.members[i].own;
     s->run->bytes_sent[i] = m->bytes;
     s->run->slab[i][0] = m->place[0].lo;
     s->run->slab[i][1] = m->place[0].hi;

@@ -37,10 +37,12 @@
  * a gas as on one device, stepped by gas.c (ck__gas_spread.whole); a
  * gas on one device is one (gas_engine.c).
  *
- * This file holds the phases, a rebuild and a step through the host, in
- * Verlet and cells mode; gas_spread_steps.c a call's steps of slabs,
- * resident ones too; gas_spread_deal.c the slabs' making and dealing,
- * and what the run reads.
+ * This file holds the phases, the halo's ops (what a member does when
+ * its halo crosses: framework/halo.c runs the stages, the counts and the
+ * messages) and a step through the host, in Verlet and cells mode;
+ * gas_spread_steps.c a call's steps of slabs, resident ones too;
+ * gas_spread_deal.c the slabs' making and dealing, and what the run
+ * reads.
  */
 #include <assert.h>
 #include <math.h>
@@ -54,16 +56,6 @@
 
 /* ---- phases -------------------------------------------------------------- */
 
-/* What each local member put in its halo's send[side], passed along
- * the stage's axis (framework/halo.h). */
-static ck_status pass_both(ck__gas_spread *s, size_t item) {
-  const ck__domain_place *places[CK_SPREAD_MAX_LOCAL];
-  for (size_t i = 0; i < s->run->local; ++i)
-    places[i] = PLACE(&s->members[i]);
-  return ck__halo_pass(&s->halo, s->run->exchange, &s->domain, s->run->local,
-                       places, item);
-}
-
 /* Where every member is local: the member that sends local member i
  * what it receives from a side (`from`), and the side it sends it
  * toward (the previous member's toward its next, and back). */
@@ -74,12 +66,7 @@ member *ck__gas_spread_sender_of(ck__gas_spread *s, size_t i, int from,
   return &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
 }
 
-/* ---- a rebuild ------------------------------------------------------------
- *
- * A rebuild's messages are packed on the sender's device as the receiver
- * appends them (ck_gas.h's layout): migrants, then ghosts. They cross
- * through host memory (one read a side, one write for both) and the
- * exchange. The receiver appends them on its device.
+/* ---- strays ----------------------------------------------------------------
  */
 
 /* A particle that arrived must lie in the slab (along the stage's axis):
@@ -123,146 +110,82 @@ fail:
   return status;
 }
 
-/* Its messages, counts[side] entries a side (ghost 1: ghosts'), packed
- * on its device and read to its halo's send[side]. */
-static ck_status post(ck__gas_spread *s, member *m, size_t i,
-                      const uint32_t counts[2], int ghost) {
-  ck__halo_member *h = &s->halo.members[i];
-  for (int side = 0; side < 2; ++side) {
-    STAGE(m)->posted[ghost][side] = counts[side];
-    STAGE(m)->posted[!ghost][side] = 0;
-    h->sends[side] = counts[side];
-  }
-  return ck__gas_member_post(m->gas, counts, PLACE(m)->shift, ghost, s->stage,
-                             h->send);
-}
+/* ---- the halo's ops (framework/halo.h) -----------------------------------
+ *
+ * A rebuild's and a crossing's messages are packed on the sender's
+ * device as the receiver appends them (ck_gas.h's layout): migrants
+ * (whole entries), then ghosts. They cross through host memory (one read
+ * a side, one write for both) and the exchange; the receiver appends
+ * them on its device. Between rebuilds only the ghosts' positions cross,
+ * from the slots found at the rebuild.
+ */
 
-/* The entries a member receives in the stage: all of both kinds, from
- * both sides. */
-static size_t incoming(const ck__gas_spread *s, const member *m) {
-  return (size_t)STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT] +
-         STAGE(m)->incoming[1][PREVIOUS] + STAGE(m)->incoming[1][NEXT];
-}
-
-/* A Verlet rebuild's messages received through the host, each member's
- * from its previous and its next member, as entries of `ghost`'s kind. */
-static ck_status deliver(ck__gas_spread *s, int ghost) {
+/* Its entries of `kind` toward each side: migrants with their new
+ * owner's coordinates, then dropped (and in stage 0 the old ghosts);
+ * or its exports (in stage 1 with stage 0's ghosts), the last
+ * arrivals' stray checked first. */
+static ck_status halo_post(void *self, size_t i, int stage, int kind,
+                           uint32_t counts[2], const void *out[2]) {
   ck_status status = CK_OK;
-  CK_TRY(pass_both(s, 4 * (size_t)ck_gas_entry_words(ghost)));
-  for (size_t i = 0; i < s->run->local; ++i)
-    for (int from = 0; from < 2; ++from) {
-      axis_link *l = STAGE(&s->members[i]);
-      l->incoming[ghost][from] = (uint32_t)s->halo.members[i].from[from].count;
-      l->incoming[!ghost][from] = 0;
-    }
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  const ck__domain_place *p = &m->place[stage];
+  /* The selection's wait reads the stray too. */
+  CK_TRY(ck__gas_member_select(m->gas, kind, p->border[PREVIOUS],
+                               p->border[NEXT], s->domain.reach, stage,
+                               counts));
+  if (kind == CK__HALO_GHOST)
+    CK_TRY(check_stray(s, m));
+  CK_TRY(ck__gas_member_post(m->gas, counts, p->shift, kind, stage, out));
+  if (kind == CK__HALO_MIGRANT)
+    CK_TRY(ck__gas_member_drop(m->gas, counts));
 fail:
   return status;
 }
 
-/* The entries received (incoming), appended on its device from the
- * halo's messages past `skip` bytes of each (room made first). They go
- * into the packed inbox past its first `base` words, which stay. */
-static ck_status admit(ck__gas_spread *s, member *m, size_t i, size_t skip,
-                       uint32_t base) {
+/* The entries received, appended on its device (room made first) into
+ * the packed inbox past the ghosts of earlier stages, which stay. An
+ * arrival past its borders by more than the slack is read back (a
+ * stray) once its queue has been waited for. */
+static ck_status halo_admit(void *self, size_t i, int stage,
+                            const ck__halo_link *l, const void *const in[2],
+                            size_t before) {
   ck_status status = CK_OK;
-  const void *in[2] = {NULL, NULL};
-  axis_link *l = STAGE(m);
-  const ck__exchange_buffer *from = s->halo.members[i].from;
-  for (int side = 0; side < 2; ++side)
-    if (from[side].data)
-      in[side] = (const unsigned char *)from[side].data + skip;
-  CK_TRY(ck__gas_member_expect(&m->gas, incoming(s, m), base));
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  const ck__domain_place *p = &m->place[stage];
+  uint32_t base = (uint32_t)(CK_GAS_GHOST_WORDS * before);
+  size_t incoming = (size_t)l->incoming[0][PREVIOUS] + l->incoming[0][NEXT] +
+                    l->incoming[1][PREVIOUS] + l->incoming[1][NEXT];
+  CK_TRY(ck__gas_member_expect(&m->gas, incoming, base));
   s->run->queues[i] = ck__gas_member_queue(m->gas);
   /* A stray is read back with the stage and the inbox word it came by. */
-  m->stray_base = base << 1 | (uint32_t)s->stage;
-  CK_TRY(
-      ck__gas_member_admit(m->gas, l->incoming[0], l->incoming[1], in,
-                           PLACE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
-                           PLACE(m)->border[NEXT] + ck__gas_spread_slack(s),
-                           s->stage, base, &m->stray));
+  m->stray_base = base << 1 | (uint32_t)stage;
+  double slack = ck__gas_spread_slack(s);
+  CK_TRY(ck__gas_member_admit(m->gas, l->incoming[0], l->incoming[1], in,
+                              p->border[PREVIOUS] - slack,
+                              p->border[NEXT] + slack, stage, base, &m->stray));
 fail:
   return status;
 }
 
-/* The particles that left the slab, each way, posted with their new
- * owner's coordinates; they (and in stage 0 the old ghosts) are
- * dropped. */
-static ck_status take_leavers(ck__gas_spread *s, member *m, size_t i) {
+/* The sort that drops the rest and finds every ghost and each stage's
+ * exports, then each slot's part of the forces until the next rebuild. */
+static ck_status halo_sort(void *self, size_t i, const ck__halo_member *h) {
   ck_status status = CK_OK;
-  uint32_t counts[2];
-  CK_TRY(ck__gas_member_select(m->gas, 0, PLACE(m)->border[PREVIOUS],
-                               PLACE(m)->border[NEXT], s->domain.reach,
-                               s->stage, counts));
-  CK_TRY(post(s, m, i, counts, 0));
-  CK_TRY(ck__gas_member_drop(m->gas, counts));
-  m->own -= counts[0] + counts[1];
-fail:
-  return status;
-}
-
-/* The particles that arrived, as its own (none past its borders by more
- * than the slack), read on its queue (take_exports waits for it). */
-static ck_status take_arrivals(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = admit(s, m, i, 0, 0);
-  if (status == CK_OK)
-    m->own += STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT];
-  return status;
-}
-
-/* Its exports (in stage 1 with stage 0's ghosts), posted each way as
- * ghosts; the last arrivals' stray checked. */
-static ck_status take_exports(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  uint32_t counts[2];
-  /* The selection's wait reads the stray too. */
-  CK_TRY(ck__gas_member_select(m->gas, 1, PLACE(m)->border[PREVIOUS],
-                               PLACE(m)->border[NEXT], s->domain.reach,
-                               s->stage, counts));
-  CK_TRY(check_stray(s, m));
-  CK_TRY(post(s, m, i, counts, 1));
-  STAGE(m)->exports[PREVIOUS] = counts[PREVIOUS];
-  STAGE(m)->exports[NEXT] = counts[NEXT];
-fail:
-  return status;
-}
-
-/* Arrivals (take_arrivals), then exports (take_exports):
- * one stage's way through a rebuild of slabs. */
-static ck_status take_arrivals_exports(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = take_arrivals(s, m, i);
-  return status ? status : take_exports(s, m, i);
-}
-
-/* The ghosts a Verlet member takes before those of the stage in
- * progress: a grid's stage 1 follows stage 0's, in the packed inbox and
- * in the ghosts' slots (ck__gas_member_sort). */
-static size_t ghosts_before(const ck__gas_spread *s, const member *m) {
-  return s->stage ? m->link[0].ghosts[PREVIOUS] + m->link[0].ghosts[NEXT] : 0;
-}
-
-/* The ghosts that arrived (the previous member's, then the next's; stage
- * 1's past stage 0's in the packed inbox); at the last stage the sort
- * that drops the rest and finds them all, each stage's exports and
- * ghosts. */
-static ck_status take_ghosts(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
   uint32_t exports[4] = {0, 0, 0, 0};
-  size_t ghosts[4] = {0, 0, 0, 0}, kept = m->own;
-  CK_TRY(
-      admit(s, m, i, 0, (uint32_t)(CK_GAS_GHOST_WORDS * ghosts_before(s, m))));
-  for (int from = 0; from < 2; ++from)
-    STAGE(m)->ghosts[from] = STAGE(m)->incoming[1][from];
-  if (s->stage + 1 < s->domain.stages)
-    return CK_OK;
+  size_t ghosts[4] = {0, 0, 0, 0}, kept = h->own;
   for (int stage = 0; stage < s->domain.stages; ++stage)
     for (int side = 0; side < 2; ++side) {
-      exports[2 * stage + side] = m->link[stage].exports[side];
-      ghosts[2 * stage + side] = m->link[stage].ghosts[side];
-      kept += m->link[stage].ghosts[side];
+      exports[2 * stage + side] = h->link[stage].exports[side];
+      ghosts[2 * stage + side] = h->link[stage].ghosts[side];
+      kept += h->link[stage].ghosts[side];
     }
   CK_TRY(ck__gas_member_sort(m->gas, kept, exports, ghosts));
-  /* Each slot's part of the forces until the next rebuild: a ghost that
-   * arrived a hair inside the slab (slack) stays past the reach. */
+  /* A ghost that arrived a hair inside the slab (slack) stays past the
+   * reach. */
   double borders[4] = {m->place[0].border[PREVIOUS], m->place[0].border[NEXT],
                        m->place[1].border[PREVIOUS], m->place[1].border[NEXT]};
   CK_TRY(ck__gas_member_parts(m->gas, borders,
@@ -271,62 +194,14 @@ fail:
   return status;
 }
 
-/* What crosses between a stage's two phases (by_stage): a rebuild's
- * leavers or ghosts (deliver), or cells mode's envelopes. */
-enum { CROSS_LEAVERS = 0, CROSS_GHOSTS = 1, CROSS_ENVELOPES = 2 };
-
-/* Stage after stage: a phase that posts (out), what it posted across,
- * and a phase that takes it (in). */
-static ck_status by_stage(ck__gas_spread *s, phase_fn out, int crossing,
-                          phase_fn in) {
-  ck_status status = CK_OK;
-  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
-    CK_TRY(ck__gas_spread_each(s, out));
-    CK_TRY(crossing == CROSS_ENVELOPES ? pass_both(s, 1)
-                                       : deliver(s, crossing));
-    CK_TRY(ck__gas_spread_each(s, in));
-  }
-fail:
-  s->stage = 0;
-  return status;
-}
-
-/* Particles to their new owners, then the ghosts made again. A grid's
- * leavers move in both stages before any exports are chosen: an export
- * must stay its sender's until the next rebuild. */
-static ck_status rebuild(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  if (s->domain.stages == 1) {
-    CK_TRY(ck__gas_spread_each(s, take_leavers));
-    CK_TRY(deliver(s, CROSS_LEAVERS));
-    return by_stage(s, take_arrivals_exports, CROSS_GHOSTS, take_ghosts);
-  }
-  CK_TRY(by_stage(s, take_leavers, CROSS_LEAVERS, take_arrivals));
-  status = by_stage(s, take_exports, CROSS_GHOSTS, take_ghosts);
-fail:
-  return status;
-}
-
-/* The first ghosts: each member's exports, as at a rebuild, none
- * received before. */
-static ck_status first_exports(ck__gas_spread *s, member *m, size_t i) {
-  memset(STAGE(m)->incoming, 0, sizeof STAGE(m)->incoming);
-  s->halo.members[i].from[PREVIOUS].count = 0;
-  s->halo.members[i].from[NEXT].count = 0;
-  return take_exports(s, m, i);
-}
-
-/* ---- a step ---------------------------------------------------------------
- */
-
 /* The exports' positions of the stage, and the flags. */
-static ck_status pack(ck__gas_spread *s, member *m, size_t i) {
+static ck_status halo_pack(void *self, size_t i, int stage,
+                           const uint32_t exports[2], const void *out[2]) {
   ck_status status = CK_OK;
-  ck__halo_member *h = &s->halo.members[i];
-  for (int side = 0; side < 2; ++side)
-    h->sends[side] = STAGE(m)->exports[side];
-  CK_TRY(ck__gas_member_pack(m->gas, STAGE(m)->exports, PLACE(m)->shift,
-                             s->stage, h->send, m->flags));
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  CK_TRY(ck__gas_member_pack(m->gas, exports, m->place[stage].shift, stage, out,
+                             m->flags));
   if (m->flags[2])
     CK_FAIL(CK_ERROR_DEVICE,
             "member %zu lost track of a ghost or an export at its last "
@@ -336,31 +211,68 @@ fail:
   return status;
 }
 
+/* The ghosts' positions received, past the earlier stages' ghosts. */
+static ck_status halo_unpack(void *self, size_t i, int stage, size_t before,
+                             const size_t ghosts[2], const void *const in[2]) {
+  ck__gas_spread *s = self;
+  (void)stage; /* its ghosts' slots run on across stages */
+  return ck__gas_member_unpack(s->members[i].gas, before, ghosts, in);
+}
+
+/* Cells mode's way out: the first half-step (with phase_move, in stage
+ * 0), then its leavers (whole) and its exports (as ghosts; in stage 1
+ * stage 0's ghosts too) each way, as its device packed them. */
+static ck_status halo_leave(void *self, size_t i, int stage,
+                            uint32_t counts[2][2], const void *out[2][2]) {
+  ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  const ck__domain_place *p = &m->place[stage];
+  ck__gas_outbox box;
+  CK_TRY(ck__gas_member_leave(m->gas, stage ? 0 : s->phase_move,
+                              p->border[PREVIOUS], p->border[NEXT],
+                              s->domain.reach, p->shift, stage, &box));
+  CK_TRY(check_stray(s, m)); /* the last admit's, read by the wait */
+  /* Regions 0 and 1 leave toward the previous and the next member; 2
+   * and 3 are ghosts for them. */
+  for (int kind = 0; kind < 2; ++kind)
+    for (int side = 0; side < 2; ++side) {
+      counts[kind][side] = box.counts[2 * kind + side];
+      out[kind][side] = box.entries[2 * kind + side];
+    }
+fail:
+  return status;
+}
+
+/* Cells mode's sort, which drops the old ghosts, then the step's forces
+ * and kick. */
+static ck_status halo_settle(void *self, size_t i, size_t kept) {
+  ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  CK_TRY(ck__gas_member_resort(m->gas, kept));
+  CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step, 0));
+fail:
+  return status;
+}
+
+const ck__halo_ops ck__gas_halo_ops = {.bytes = {MIGRANT_BYTES, GHOST_BYTES},
+                                       .forward_bytes = 2 * sizeof(float),
+                                       .post = halo_post,
+                                       .admit = halo_admit,
+                                       .sort = halo_sort,
+                                       .pack = halo_pack,
+                                       .unpack = halo_unpack,
+                                       .leave = halo_leave,
+                                       .settle = halo_settle};
+
+/* ---- a step ---------------------------------------------------------------
+ */
+
 /* The first half-step, then stage 0's exports' positions and the flags. */
 static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = ck__gas_member_drift(m->gas);
-  return status ? status : pack(s, m, i);
-}
-
-/* The ghosts' positions received: the previous member's, then the
- * next's, in the order of the last rebuild (a grid's stage 1 after stage
- * 0's), as many from each as then. */
-static ck_status unpack(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  const void *in[2];
-  for (int from = 0; from < 2; ++from) {
-    const ck__exchange_buffer *got = &s->halo.members[i].from[from];
-    if (got->count != STAGE(m)->ghosts[from])
-      CK_FAIL(CK_ERROR_EXCHANGE,
-              "member %zu received %zu ghosts, not the %zu of its last "
-              "rebuild",
-              m->index, got->count, STAGE(m)->ghosts[from]);
-    in[from] = got->data;
-  }
-  CK_TRY(
-      ck__gas_member_unpack(m->gas, ghosts_before(s, m), STAGE(m)->ghosts, in));
-fail:
-  return status;
+  return status ? status : ck__halo_pack(&s->halo, i);
 }
 
 /* The step's forces and kick (of phase_part's slots), energies where
@@ -442,72 +354,9 @@ fail:
  * Cell lists sort every step, as one device does: each member's leavers
  * go to their new owner (and stay here as its ghosts until the sort), and
  * every own particle within rc of a border goes to that neighbour as a
- * ghost, in one message each way; the old ghosts are dropped at the
- * sort. Such steps go through the host; where the members' devices can,
- * cell lists step resident instead (gas_spread_steps.c). */
-
-/* A message's parts: leavers (whole entries), then ghosts. */
-static const size_t parts[2] = {MIGRANT_BYTES, GHOST_BYTES};
-
-/* The first half-step (with phase_move, in stage 0), then what goes each
- * way along the stage's axis: its leavers (whole) and its exports (as
- * ghosts; in stage 1 stage 0's ghosts too) for that neighbour, as its
- * device packed them, read into one message each way. */
-static ck_status step_out(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  ck__gas_outbox box;
-  CK_TRY(ck__gas_member_leave(m->gas, s->stage ? 0 : s->phase_move,
-                              PLACE(m)->border[PREVIOUS],
-                              PLACE(m)->border[NEXT], s->domain.reach,
-                              PLACE(m)->shift, s->stage, &box));
-  CK_TRY(check_stray(s, m)); /* the last admit's, read by the wait */
-  assert(box.counts[0] + box.counts[1] <= m->own); /* leavers are its own */
-  m->own -= box.counts[0] + box.counts[1];
-  m->kept = (s->stage ? m->kept : 0) + box.counts[0] + box.counts[1];
-  /* Regions 0 and 1 leave toward the previous and the next member; 2
-   * and 3 are ghosts for them. */
-  for (int side = 0; side < 2; ++side) {
-    STAGE(m)->posted[0][side] = box.counts[side];
-    STAGE(m)->posted[1][side] = box.counts[2 + side];
-  }
-  /* One message each way, an envelope. */
-  for (int side = 0; side < 2; ++side) {
-    uint32_t counts[2] = {STAGE(m)->posted[0][side], STAGE(m)->posted[1][side]};
-    const void *pieces[2] = {box.entries[side], box.entries[2 + side]};
-    CK_TRY(ck__halo_seal(&s->halo.members[i], side, 2, counts, parts, pieces));
-  }
-fail:
-  return status;
-}
-
-/* The particles and ghosts that arrived (the messages' entries are in
- * ck_gas.h's layout), appended on its device; after the last stage, the sort
- * that drops the old ghosts, and the step's forces and kick. */
-static ck_status step_in(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  for (int side = 0; side < 2; ++side) {
-    uint32_t counts[2];
-    CK_TRY(ck__halo_open(&s->halo.members[i], side, m->index, 2, parts, counts,
-                         NULL));
-    STAGE(m)->incoming[0][side] = counts[0];
-    STAGE(m)->incoming[1][side] = counts[1];
-  }
-  CK_TRY(admit(s, m, i, ck__halo_envelope_bytes(2), 0));
-  size_t arrived =
-      (size_t)STAGE(m)->incoming[0][PREVIOUS] + STAGE(m)->incoming[0][NEXT];
-  for (int side = 0; side < 2; ++side)
-    STAGE(m)->ghosts[side] = STAGE(m)->incoming[1][side];
-  m->own += arrived;
-  if (s->stage + 1 < s->domain.stages)
-    return CK_OK;
-  size_t kept = m->own + m->kept;
-  for (int stage = 0; stage < s->domain.stages; ++stage)
-    kept += m->link[stage].ghosts[PREVIOUS] + m->link[stage].ghosts[NEXT];
-  CK_TRY(ck__gas_member_resort(m->gas, kept));
-  CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step, 0));
-fail:
-  return status;
-}
+ * ghost, in one message each way (ck__halo_cross); the old ghosts are
+ * dropped at the sort. Such steps go through the host; where the members'
+ * devices can, cell lists step resident instead (gas_spread_steps.c). */
 
 /* The failure of a slab whose halo held an entry a cell or more inside
  * its borders (CK_GAS_OVERFLOW_INSIDE). */
@@ -541,7 +390,7 @@ ck_status ck__gas_spread_cells_step(ck__gas_spread *s, uint64_t step,
   s->phase_move = step > 0;
   s->phase_step = step;
   s->phase_energy = last;
-  return by_stage(s, step_out, CROSS_ENVELOPES, step_in);
+  return ck__halo_cross(&s->halo);
 }
 
 /* Between rebuilds: the interior's forces, then the border's once the
@@ -550,19 +399,11 @@ static ck_status refresh(ck__gas_spread *s) {
   ck_status status = CK_OK;
   s->phase_part = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
-  /* A grid's stage 1 sends on stage 0's ghosts as they are now. */
-  for (s->stage = 0; s->stage < s->domain.stages; ++s->stage) {
-    if (s->stage > 0)
-      CK_TRY(ck__gas_spread_each(s, pack));
-    CK_TRY(pass_both(s, 2 * sizeof(float)));
-    CK_TRY(ck__gas_spread_each(s, unpack));
-  }
-  s->stage = 0;
+  CK_TRY(ck__halo_forward(&s->halo));
   s->phase_part = 2;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
 fail:
   s->phase_part = 0;
-  s->stage = 0;
   return status;
 }
 
@@ -588,7 +429,7 @@ ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,
   s->phase_ahead = !last && !(c->thermostat == CK_GAS_RESCALE &&
                               step % c->rescale_every == 0);
   if (*rebuilt) {
-    CK_TRY(rebuild(s));
+    CK_TRY(ck__halo_rebuild(&s->halo, 0));
     CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));
   } else {
     CK_TRY(refresh(s));
@@ -606,7 +447,7 @@ ck_status ck__gas_spread_first_ghosts(ck__gas_spread *s) {
     ck__gas_spread_ready_to_reside(s);
     return CK_OK;
   }
-  CK_TRY(by_stage(s, first_exports, CROSS_GHOSTS, take_ghosts));
+  CK_TRY(ck__halo_rebuild(&s->halo, 1));
   s->phase_step = 0;
   s->phase_energy = 1;
   CK_TRY(ck__gas_spread_each(s, ck__gas_spread_forces));

@@ -40,6 +40,7 @@ void ck__gas_spread_place_member(ck__gas_spread *s, member *m, size_t i) {
   m->stray = CK_GAS_NO_STRAY;
   m->stray_base = 0;
   ck__domain_place_member(&s->domain, m->index, m->place);
+  s->halo.members[i].place = m->place;
 }
 
 ck_status ck__gas_spread_make_slab(ck__gas_spread *s, member *m, size_t i,
@@ -90,12 +91,13 @@ static ck_status count_slab(void *context, size_t i) {
   ck__gas_spread *s = context;
   member *m = &s->members[i];
   const double *positions = s->deal_positions;
+  size_t *own = &s->halo.members[i].own;
   ck__gas_spread_place_member(s, m, i);
-  m->own = 0;
+  *own = 0;
   for (size_t k = 0; k < s->config.particles; ++k) {
     double uv[2];
     ck__domain_point(&s->domain, positions, k, uv);
-    m->own += ck__domain_holds(&s->domain, m->place, uv);
+    *own += ck__domain_holds(&s->domain, m->place, uv);
   }
   return CK_OK;
 }
@@ -106,10 +108,9 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
   const double *positions = s->deal_positions;
   const double *velocities = s->deal_velocities;
   int a = s->domain.axis;
-  size_t own = m->own, at = 0;
+  size_t own = s->halo.members[i].own, at = 0;
   uint32_t *words = NULL;
   float *reals = NULL;
-  (void)i;
   CK_TRY(ck__gas_member_build(m->gas));
   CK_TRY(ck__gas_member_inbox(m->gas, own, &words, &reals));
   for (size_t k = 0; k < c->particles && at < own; ++k) {
@@ -137,7 +138,7 @@ ck_status ck__gas_spread_cut(ck__gas_spread *s, uint64_t *units) {
                                          s->config.particles, s->weights)));
   CK_TRY(ck__engine_each(s->engine, count_slab, s));
   for (size_t i = 0; i < s->run->local; ++i)
-    units[i] = s->members[i].own;
+    units[i] = s->halo.members[i].own;
 fail:
   return status;
 }
@@ -185,7 +186,7 @@ ck_status ck__gas_spread_balance(ck__gas_spread *s) {
   double *positions = NULL, *velocities = NULL;
   int verdict = 0, forced = s->balance_forced;
   for (size_t i = 0; i < s->run->local; ++i)
-    units[i] = (double)s->members[i].own;
+    units[i] = (double)s->halo.members[i].own;
   CK_TRY(ck__engine_pace_decide(s->engine, &s->pace, units,
                                 forced ? 0 : BALANCE_SECONDS, BALANCE_GAIN,
                                 s->weights, &verdict));

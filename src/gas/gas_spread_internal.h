@@ -21,37 +21,19 @@
  * or its upper one (the next). */
 enum { PREVIOUS = CK__DOMAIN_PREVIOUS, NEXT = CK__DOMAIN_NEXT };
 
-/* What crosses to and from a member's neighbours along one axis of the
- * exchange: along the cut (stage 0), and in a grid of boxes along y too
- * (stage 1, after stage 0 each step or rebuild). */
-typedef struct axis_link {
-  uint32_t exports[2]; /* the entries it sends each way between rebuilds */
-  /* The entries it sends toward each side, and those it receives from
-   * each (the previous member, the next): [0] migrants, [1] ghosts. */
-  uint32_t posted[2][2], incoming[2][2];
-  size_t ghosts[2]; /* the ghosts from its previous and next member */
-} axis_link;
-
 typedef struct member {
   ck_gas *gas;  /* its device state */
   size_t index; /* in the whole run */
-  /* Its place in the domain (framework/domain.h), and what crosses: along
-   * the cut, and across it (along y in a grid). */
+  /* Its place in the domain (framework/domain.h): along the cut, and
+   * across it (along y in a grid). What crosses, and its own particles,
+   * are its halo member's (ck__gas_spread.halo). */
   ck__domain_place place[2];
-  axis_link link[2];
-  size_t own;          /* its own particles */
   uint32_t stray;      /* ck__gas_member_admit's, once its queue waited */
   uint32_t stray_base; /* admit's inbox word and stage: word << 1 | stage */
-  size_t kept;         /* cells mode: its leavers, ghosts here until sorted */
   uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
   uint64_t bytes;      /* sent to other members */
   ck__exchange_buffer records; /* its particles as the run reads them */
 } member;
-
-/* Member m's link and place along the axis of the exchange's stage in
- * progress (s->stage: 0 outside a grid of boxes). */
-#define STAGE(m) (&(m)->link[s->stage])
-#define PLACE(m) (&(m)->place[s->stage])
 
 struct ck__gas_spread {
   /* The members' engine (framework/engine.h) and its run: the exchange,
@@ -71,10 +53,8 @@ struct ck__gas_spread {
   int gpus; /* every member, on every process, is a GPU that runs kernels */
   double *weights; /* total: each one's share */
   /* The box's cut (framework/domain.h): its reach is rc (cells) or rc +
-   * skin (Verlet lists) past a border, its pad the skin. The stage of an
-   * exchange in progress (of domain.stages: 2 in a grid, x then y). */
+   * skin (Verlet lists) past a border, its pad the skin. */
   ck__domain domain;
-  int stage;
   ck_gas_config config;
   ck__gas_forms forms;
   double dof;
@@ -92,7 +72,8 @@ struct ck__gas_spread {
    * second of steps (on until then), measured from the first rebuild
    * after the warm-up, when every kernel has run once. */
   ck__engine_pace pace;
-  /* What each local member sends and receives through the host. */
+  /* What each local member sends and receives through the host, and
+   * its own particles (the halo's steps, over ck__gas_halo_ops). */
   ck__halo halo;
   /* What local member i reads of its previous and its next member in
    * resident steps (ON_DEVICES), where every member is a CUDA device of
@@ -167,7 +148,9 @@ struct ck__gas_spread {
  * alone. */
 typedef ck_status (*phase_fn)(ck__gas_spread *s, member *m, size_t i);
 
-/* gas_spread.c's phases, rebuilds and steps through the host. */
+/* gas_spread.c's phases, the halo's ops and steps through the host. */
+/* What a member does when its halo crosses (framework/halo.h). */
+extern const ck__halo_ops ck__gas_halo_ops;
 /* Runs a phase on every local member at once; their statuses agreed. */
 ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase);
 /* The member that sends local member i what it gets from `from`. */
@@ -187,7 +170,7 @@ ck_status ck__gas_spread_inside_failure(const ck__gas_spread *s,
                                         const member *m);
 /* A phase that checks what a cells-mode call's last step admitted. */
 ck_status ck__gas_spread_settle(ck__gas_spread *s, member *m, size_t i);
-/* Makes cells mode's step: out, across, in, stage after stage. */
+/* Makes cells mode's step: a crossing (ck__halo_cross). */
 ck_status ck__gas_spread_cells_step(ck__gas_spread *s, uint64_t step, int last);
 /* Makes Verlet mode's step; *rebuilt 1 after a rebuild. */
 ck_status ck__gas_spread_verlet_step(ck__gas_spread *s, uint64_t step, int last,

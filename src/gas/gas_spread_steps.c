@@ -196,14 +196,14 @@ fail:
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
   int devices = MAY_RESIDE(s);
   for (size_t i = 0; devices && i < s->run->local; ++i) {
-    const member *m = &s->members[i];
+    const ck__halo_link *l = &s->halo.members[i].link[0];
     s->most[i] = s->most_leavers[i] = 0;
     for (int kind = 0; kind < 2; ++kind)
       for (int side = 0; side < 2; ++side) {
-        if (STAGE(m)->posted[kind][side] > s->most[i])
-          s->most[i] = STAGE(m)->posted[kind][side];
-        if (kind == 0 && STAGE(m)->posted[kind][side] > s->most_leavers[i])
-          s->most_leavers[i] = STAGE(m)->posted[kind][side];
+        if (l->posted[kind][side] > s->most[i])
+          s->most[i] = l->posted[kind][side];
+        if (kind == 0 && l->posted[kind][side] > s->most_leavers[i])
+          s->most_leavers[i] = l->posted[kind][side];
       }
   }
   s->resident_ready = devices;
@@ -216,7 +216,7 @@ void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
 static ck_status reside(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   CK_TRY(make_room(s, m, i, s->most[i]));
-  CK_TRY(ck__gas_member_reside(m->gas, m->own));
+  CK_TRY(ck__gas_member_reside(m->gas, s->halo.members[i].own));
 fail:
   return status;
 }
@@ -227,8 +227,9 @@ static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
   size_t n = s->run->local;
   ck_queue *queue = ck__gas_member_queue(m->gas);
   CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
-                           PLACE(m)->border[PREVIOUS], PLACE(m)->border[NEXT],
-                           s->domain.reach, PLACE(m)->shift, s->phase_tag));
+                           m->place[0].border[PREVIOUS],
+                           m->place[0].border[NEXT], s->domain.reach,
+                           m->place[0].shift, s->phase_tag));
   /* By NCCL, the swap follows in resident_in: no mark. By tags, none
    * either: the neighbours' devices wait for this one's tag. */
   if (s->between > 0) {
@@ -252,11 +253,11 @@ static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
   for (int from = 0; from < 2 && !BY_NCCL(s) && !s->by_tags; ++from)
     CK_TRY(s->between > 0 ? ck__window_follow(s->window, from, queue)
                           : ck__peer_follow(s->peers[from][i], queue));
-  CK_TRY(
-      ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
-                          PLACE(m)->border[PREVIOUS] - ck__gas_spread_slack(s),
-                          PLACE(m)->border[NEXT] + ck__gas_spread_slack(s),
-                          s->phase_energy, s->phase_step));
+  CK_TRY(ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
+                             m->place[0].border[PREVIOUS] -
+                                 ck__gas_spread_slack(s),
+                             m->place[0].border[NEXT] + ck__gas_spread_slack(s),
+                             s->phase_energy, s->phase_step));
 fail:
   return status;
 }
@@ -271,7 +272,7 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
   /* Own particles and ghosts share the slots the last pull left. */
   assert(words[CK_GAS_CONTROL_OWN] <= words[CK_GAS_CONTROL_APPENDED] &&
          words[CK_GAS_CONTROL_APPENDED] <= state->slots);
-  m->own = words[CK_GAS_CONTROL_OWN];
+  s->halo.members[i].own = words[CK_GAS_CONTROL_OWN];
   /* By NCCL, the bytes sent were counted as they went (whole regions). */
   if (!BY_NCCL(s))
     m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
