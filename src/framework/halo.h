@@ -21,6 +21,7 @@
 #include "framework/domain.h"
 #include "framework/engine.h"
 #include "framework/spread.h"
+#include "framework/window.h"
 
 /* The kinds of entry. */
 enum { CK__HALO_MIGRANT = 0, CK__HALO_GHOST = 1 };
@@ -98,6 +99,16 @@ typedef struct ck__halo {
   const ck__halo_ops *ops;
   void *self;
   int stage; /* of the step in progress; 0 outside one */
+  /* Resident steps (ck__halo_reside): each local member's devices'
+   * reads of its previous and its next member, in this process (peers)
+   * or between processes, a member each (the window; between: 1 while
+   * usable, 0 without, -1 once it failed); views: where each local
+   * member's kernels read its neighbours; by_tags: the steps wait for
+   * their neighbours' tags on the devices. */
+  ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
+  ck__window *window;
+  int between, by_tags;
+  ck__window_view views[CK_SPREAD_MAX_LOCAL][2];
 } ck__halo;
 
 /*
@@ -166,7 +177,74 @@ ck_status ck__halo_forward(ck__halo *halo);
  * migrants stay ghosts where they left until the settle. */
 ck_status ck__halo_cross(ck__halo *halo);
 
-/* Frees what the halo's messages hold; zeroed, it is empty again. */
+/* ---- resident steps -----------------------------------------------------
+ *
+ * Where every member's kernels may read its neighbours' device memory,
+ * steps may go without the host: each member packs what crosses on its
+ * device and marks its queue; each neighbour's queue follows that mark
+ * and reads it in a kernel of its own. In one process the members read
+ * each other through peer access; between processes, a member each,
+ * through the window (framework/window.h): by CUDA IPC, or from mirrors
+ * that the workload fills by NCCL's swaps. Members on GPUs of their own
+ * in one process may wait for their neighbours' tags on the devices
+ * instead of marks. */
+
+/* What a workload's member does in resident steps (its own thread, as
+ * ck__halo_ops are called). */
+typedef struct ck__halo_resident_ops {
+  /* Makes room and begins its resident steps (its queue in the run may
+   * change: ck__spread_run.queues). */
+  ck_status (*reside)(void *self, size_t i);
+  /* Ends resident steps begun, where they go through the host after all. */
+  ck_status (*unreside)(void *self, size_t i);
+  /* What its neighbours' kernels read of it; 1 where it can step so. */
+  int (*offer)(void *self, size_t i, ck__window_offer *offer);
+  /* Whether its device's steps can wait for their neighbours' tags. */
+  int (*waits)(void *self, size_t i);
+  /* Before step k of a run of resident steps, and with k = count once
+   * its last is done (the calling thread). */
+  void (*step)(void *self, uint64_t k);
+  /* A step's way out: what its neighbours read, packed; its tag (0:
+   * none). */
+  ck_status (*out)(void *self, size_t i, uint32_t tag);
+  /* With mirrors: its swap with its neighbours on its queue, from[side]
+   * its mirrors of theirs. */
+  ck_status (*swap)(void *self, size_t i, const ck__window_view from[2]);
+  /* A step's way in, reading its previous (from[0]) and its next member
+   * (from[1]). */
+  ck_status (*in)(void *self, size_t i, const ck__window_view from[2]);
+  /* Waits for its queue and checks what its resident steps left. */
+  ck_status (*settle)(void *self, size_t i);
+} ck__halo_resident_ops;
+
+/* Opens the members' reads of each other where `able` (every process
+ * says): peers in one process, else the window. Collective. */
+ck_status ck__halo_reside_open(ck__halo *halo, int able);
+/* With mirrors, once the members' queues are made: whether NCCL's swaps
+ * go (ck__window_connect); else resident steps go through the host.
+ * Collective. */
+ck_status ck__halo_reside_connect(ck__halo *halo);
+/* 1 where resident steps may go: peers or the window open and usable;
+ * mirrored: 1 where the window's views are mirrors (NCCL). */
+int ck__halo_may_reside(const ck__halo *halo);
+int ck__halo_mirrored(const ck__halo *halo);
+/* In one process: 1 where every local member's kernels read both
+ * neighbours directly (between processes: 1). */
+int ck__halo_direct(const ck__halo *halo);
+
+/*
+ * count resident steps: each member resides, offers and views its
+ * neighbours' (between processes through the window), then step after
+ * step goes out and comes in, then settles. *taken: the steps taken,
+ * none where the processes' window failed (they go through the host
+ * from then on). Collective. A failure with mirrors aborts the swaps in
+ * flight.
+ */
+ck_status ck__halo_reside(ck__halo *halo, const ck__halo_resident_ops *ops,
+                          uint64_t count, uint64_t *taken);
+
+/* Frees what the halo's messages hold, and closes its peers and window;
+ * zeroed, it is empty again. */
 void ck__halo_free(ck__halo *halo);
 
 #endif /* CK_FRAMEWORK_HALO_H */

@@ -176,11 +176,7 @@ ck_status ck__gas_spread_start(ck__gas_spread *s, const ck_gas_config *config,
     CK_TRY(ck__gas_spread_plan(s));
   CK_TRY(ck__gas_spread_deal(s, positions, velocities, 0));
   /* NCCL's swaps connect once the members' queues are made. */
-  if (BY_NCCL(s)) {
-    int usable = 0;
-    CK_TRY(ck__window_connect(s->window, s->run->queues[0], &usable));
-    s->between = usable;
-  }
+  CK_TRY(ck__halo_reside_connect(&s->halo));
   run->total = config->particles;
 fail:
   return status;
@@ -298,8 +294,6 @@ void ck__gas_spread_destroy(ck__gas_spread *s) {
     free(s->members[i].records.data);
   }
   ck__halo_free(&s->halo);
-  ck__spread_peers_close(s->peers);
-  ck__window_close(s->window);
   ck__engine_destroy(s->engine);
   ck_gas_destroy(s->adopted);
   free(s->members);

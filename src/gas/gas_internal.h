@@ -33,8 +33,8 @@ typedef struct ck__gas_spread ck__gas_spread;
 
 /* A neighbour that a resident member pulls from (ck__gas_steps.pull):
  * the addresses, on the puller's device, of its packed outbox and its
- * control words (ck__peer_address), and the entries a region of its
- * outbox holds. */
+ * control words (the halo's views, framework/halo.h), and the entries a
+ * region of its outbox holds. */
 typedef struct ck__gas_source {
   uint64_t packed, control;
   uint32_t capacity;
@@ -681,8 +681,6 @@ ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
  * - can_reside: 1 where the member's backend has them.
  * - reside: starts them; its control words take the slots in use and
  *   `own`, its own particles, and no counts, flags or stray.
- * - source: where a neighbour reads its outbox and control words
- *   (through peer, which opens the neighbour's reads).
  * - go: a step's way out for parity (step % 2): with move 1 the first
  *   half-step, then its leavers and exports packed; tag: the step's,
  *   from 1 at each run of resident steps (ck_gas.h's
@@ -695,8 +693,6 @@ ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
  *   words, and its slots in use as they say. */
 int ck__gas_member_can_reside(const ck_gas *member);
 ck_status ck__gas_member_reside(ck_gas *member, size_t own);
-ck_status ck__gas_member_source(ck_gas *member, const ck__peer *peer,
-                                ck__gas_source *source);
 ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
                             double hi, double reach, const double shift[2],
                             uint32_t tag);

@@ -123,18 +123,6 @@ ck_status ck__gas_member_reside(ck_gas *member, size_t own) {
   return status;
 }
 
-ck_status ck__gas_member_source(ck_gas *member, const ck__peer *peer,
-                                ck__gas_source *source) {
-  ck_status status = CK_OK;
-  gas_state *state = &member->state;
-  CK_TRY(ck__peer_address(peer, state->out_packed, &source->packed));
-  CK_TRY(ck__peer_address(peer, state->member_control, &source->control));
-  source->capacity = state->message_capacity;
-  source->leavers = state->message_capacity;
-fail:
-  return status;
-}
-
 ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
                             double hi, double reach, const double shift[2],
                             uint32_t tag) {

@@ -54,20 +54,7 @@
 #include "gas/gas_internal.h"
 #include "gas/gas_spread_internal.h"
 
-/* ---- phases -------------------------------------------------------------- */
-
-/* Where every member is local: the member that sends local member i
- * what it receives from a side (`from`), and the side it sends it
- * toward (the previous member's toward its next, and back). */
-member *ck__gas_spread_sender_of(ck__gas_spread *s, size_t i, int from,
-                                 int *side) {
-  size_t n = s->run->local;
-  *side = from == PREVIOUS ? NEXT : PREVIOUS;
-  return &s->members[from == PREVIOUS ? (i + n - 1) % n : (i + 1) % n];
-}
-
-/* ---- strays ----------------------------------------------------------------
- */
+/* ---- strays ------------------------------------------------------------ */
 
 /* A particle that arrived must lie in the slab (along the stage's axis):
  * one that crossed two borders since the last rebuild would be in the

@@ -75,7 +75,7 @@ ck_status ck__gas_spread_make_slab(ck__gas_spread *s, member *m, size_t i,
   /* Two tiers where the steps go device to device: through the host each
    * step would also gather and sort the halo apart (4 GPUs reached 62%
    * weak so, 70% in one tier). Tests may ask for them every way. */
-  int devices = MAY_RESIDE(s) || s->tiers_forced;
+  int devices = ck__halo_may_reside(&s->halo) || s->tiers_forced;
   int tiers =
       !grid && devices && s->config.particles / s->total >= s->tiers_from;
   ck_status status =
@@ -154,10 +154,7 @@ ck_status ck__gas_spread_plan(ck__gas_spread *s) {
   /* Cell lists in slabs step resident, through peers in one process and
    * through a window between processes (gas_spread_steps.c). */
   int slab_cells = s->domain.stages == 1 && s->config.neighbors == CK_GAS_CELLS;
-  if (slab_cells)
-    CK_TRY(ck__spread_peers_open(s->run, 2, s->peers));
-  CK_TRY(ck__window_open(s->run, slab_cells, 0, &s->window));
-  s->between = s->window != NULL;
+  CK_TRY(ck__halo_reside_open(&s->halo, slab_cells));
   /* Members whose devices are of one model keep equal shares, and cell
    * lists' steps go resident after the first; measuring goes
    * through the host (about 0.2 s at 8M particles over two H100s). */

@@ -73,39 +73,28 @@ struct ck__gas_spread {
    * after the warm-up, when every kernel has run once. */
   ck__engine_pace pace;
   /* What each local member sends and receives through the host, and
-   * its own particles (the halo's steps, over ck__gas_halo_ops). */
+   * its own particles (the halo's steps, over ck__gas_halo_ops); its
+   * reads of its neighbours in resident steps (peers in this process, or
+   * the window between processes), where every member is a CUDA device
+   * stepping cell lists in slabs. */
   ck__halo halo;
-  /* What local member i reads of its previous and its next member in
-   * resident steps (ON_DEVICES), where every member is a CUDA device of
-   * this process stepping cell lists in slabs (else NULL). */
-  ck__peer *peers[2][CK_SPREAD_MAX_LOCAL];
   /* Resident steps (cells mode without the host): 1 once the members
    * have room for them (after a step through the host, at each start);
-   * the step's parity; what each local member's neighbours read of it
-   * (ck__gas_member_source: [0] from its previous member, [1] from its
-   * next), and the steps taken so in all. */
+   * the step's parity; a run's count of them, and 1 where its last is
+   * the call's last. */
   int resident_ready, phase_parity;
-  /* 1 where each member's slab step waits for its neighbours' tags on
-   * its device, with no mark between queues (members on GPUs of their
-   * own); phase_tag: the step's tag. */
-  int by_tags;
-  uint32_t phase_tag;
+  uint64_t resident_count;
+  int resident_last;
   int settled;             /* 1 while the last step's members have settled */
   uint32_t room_for_tests; /* CK__TEST_GAS_ROOM when it was made */
   int balance_forced;      /* CK__TEST_GAS_BALANCE was set */
   size_t tiers_from;       /* particles a member from which slabs tier */
   int tiers_forced;        /* 1: tiers also through the host (tests) */
-  ck__gas_source sources[CK_SPREAD_MAX_LOCAL][2];
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
   uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
   uint64_t resident_steps;
-  /* Resident steps between processes, a member each (between 1; 0
-   * where they may not go so, -1 once they failed), through the window
-   * (framework/window.h): by CUDA IPC, or NCCL's sends into its mirrors
-   * (BY_NCCL). The generation of the members' buffers: one more each
-   * time they are made again. */
-  int between;
-  ck__window *window;
+  /* The generation of the members' buffers: one more each time they are
+   * made again (a window opens them again then). */
   uint64_t generation;
   /* The entries of each leavers region that NCCL sends (leavers_room). */
   uint32_t leavers_sent;
@@ -115,11 +104,6 @@ struct ck__gas_spread {
 };
 
 /* ---- what the spread's C files share ----------------------------------- */
-
-/* Resident steps by NCCL's sends; among this process's members; either. */
-#define BY_NCCL(s) ((s)->between > 0 && ck__window_mirrored((s)->window))
-#define ON_DEVICES(s) ((s)->peers[PREVIOUS][0] != NULL)
-#define MAY_RESIDE(s) (ON_DEVICES(s) || (s)->between > 0)
 
 /* The bytes of a message's entries (ck_gas.h's layout): a migrant's, a
  * ghost's. */
@@ -153,9 +137,6 @@ typedef ck_status (*phase_fn)(ck__gas_spread *s, member *m, size_t i);
 extern const ck__halo_ops ck__gas_halo_ops;
 /* Runs a phase on every local member at once; their statuses agreed. */
 ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase);
-/* The member that sends local member i what it gets from `from`. */
-member *ck__gas_spread_sender_of(ck__gas_spread *s, size_t i, int from,
-                                 int *side);
 /* How far past its borders an arrival may lie, by rounding. */
 double ck__gas_spread_slack(const ck__gas_spread *s);
 /* Fails naming a particle that reached a member past its borders. */

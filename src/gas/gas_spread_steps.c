@@ -2,8 +2,8 @@
  * gas_spread_steps.c - a spread gas's steps over a call
  * (ck__gas_spread_step): resident ones, cells mode without the host
  * between the members of one process or between processes (CUDA IPC,
- * or NCCL, through framework/window.h), where they may go, else steps
- * through the host (gas_spread.c's).
+ * or NCCL: the halo's resident steps, framework/halo.h, over the ops
+ * here), where they may go, else steps through the host (gas_spread.c's).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -67,37 +67,52 @@ static void region_pieces(void *outbox, int parity, uint32_t capacity,
                            4 * (size_t)CK_GAS_GHOST_WORDS * capacity, peer};
 }
 
-/* What a member's NCCL group sends and receives at a parity: to its next
- * member, then its previous, its control words and the regions toward
- * each (ck_gas_member_classify); from its previous, then its next, the
- * same into the mirrors. Where both neighbours are one member, the pieces
- * still pair in order: that member's toward its next come first. */
-static ck_status nccl_swap(ck__gas_spread *s, member *m, int parity) {
+/* The neighbours' offers' words and addresses as the pull reads them. */
+static void sources_of(const ck__window_view from[2], ck__gas_source out[2]) {
+  for (int side = 0; side < 2; ++side)
+    out[side] = (ck__gas_source){.control = from[side].address[0],
+                                 .packed = from[side].address[1],
+                                 .capacity = from[side].words[0],
+                                 .leavers = from[side].words[1]};
+}
+
+/* What a member's NCCL group sends and receives at the step's parity:
+ * to its next member, then its previous, its control words and the
+ * regions toward each (ck_gas_member_classify); from its previous, then
+ * its next, the same into the mirrors (from). Where both neighbours are
+ * one member, the pieces still pair in order: that member's toward its
+ * next come first. */
+static ck_status resident_swap(void *self, size_t i,
+                               const ck__window_view from[2]) {
   ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
   gas_state *state = ck__gas_state(m->gas);
   size_t total = s->total, index = m->index;
   size_t neighbor[2] = {(index + total - 1) % total, (index + 1) % total};
   ck__exchange_piece sends[6], receives[6];
+  ck__gas_source sources[2];
   void *control = NULL, *packed = NULL, *stream = NULL;
-  int ordinal = 0;
+  int ordinal = 0, parity = s->phase_parity;
+  sources_of(from, sources);
   CK_TRY(ck__queue_lend(state->queue, state->member_control, &control, &ordinal,
                         &stream));
   CK_TRY(ck__queue_lend(state->queue, state->out_packed, &packed, &ordinal,
                         &stream));
   size_t n = 0, words = 4 * CK_GAS_CONTROL_WORDS;
   for (int k = 0; k < 2; ++k, n += 3) {
-    int toward = k == 0 ? NEXT : PREVIOUS, from = k == 0 ? PREVIOUS : NEXT;
-    const ck__gas_source *source = &s->sources[0][from];
+    int toward = k == 0 ? NEXT : PREVIOUS, side = k == 0 ? PREVIOUS : NEXT;
+    const ck__gas_source *source = &sources[side];
     sends[n] = (ck__exchange_piece){control, words, neighbor[toward]};
     receives[n] = (ck__exchange_piece){(void *)(uintptr_t)source->control,
-                                       words, neighbor[from]};
+                                       words, neighbor[side]};
     /* Toward side `toward`: its regions `toward` and `toward` + 2. From
-     * side `from`: what it sent toward this member, its region `toward`
+     * `side`: what it sent toward this member, its region `toward`
      * too (its next is this member where it is the previous). */
     region_pieces(packed, parity, state->message_capacity, s->leavers_sent,
                   toward, neighbor[toward], &sends[n + 1]);
     region_pieces((void *)(uintptr_t)source->packed, parity, source->capacity,
-                  source->leavers, toward, neighbor[from], &receives[n + 1]);
+                  source->leavers, toward, neighbor[side], &receives[n + 1]);
   }
   for (size_t k = 0; k < n; ++k)
     m->bytes += sends[k].bytes;
@@ -107,56 +122,40 @@ fail:
   return status;
 }
 
-/* The offers swapped with both neighbours (collective): what each
- * member's pull reads of them. A failure anywhere sets between to -1 on
- * every process. */
-static ck_status links_swap(ck__gas_spread *s) {
-  ck_status status = CK_OK;
-  member *m = &s->members[0];
+/* What its neighbours' pulls read of it: its control words and packed
+ * outbox, the outbox's capacity, and the leavers of a region that NCCL
+ * sends of it. It can step so where its member steps can. */
+static int resident_offer(void *self, size_t i, ck__window_offer *offer) {
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
   gas_state *state = ck__gas_state(m->gas);
   uint32_t capacity = state->message_capacity;
-  s->leavers_sent =
-      BY_NCCL(s) ? leavers_room(s->most_leavers[0], capacity) : capacity;
-  ck__window_offer offer = {
-      .buffers = {state->member_control, state->out_packed},
-      .generation = s->generation,
-      .words = {capacity, s->leavers_sent}};
-  ck__window_view views[2];
-  int usable = 0;
-  /* A member without resident steps makes every process go through the
-   * host. */
-  CK_TRY(ck__window_swap(s->window, &offer, ck__gas_member_can_reside(m->gas),
-                         views, &usable));
-  if (!usable)
-    s->between = -1;
-  for (int side = 0; side < 2 && usable; ++side)
-    s->sources[0][side] = (ck__gas_source){.control = views[side].address[0],
-                                           .packed = views[side].address[1],
-                                           .capacity = views[side].words[0],
-                                           .leavers = views[side].words[1]};
-fail:
-  return status;
+  s->leavers_sent = ck__halo_mirrored(&s->halo)
+                        ? leavers_room(s->most_leavers[i], capacity)
+                        : capacity;
+  *offer =
+      (ck__window_offer){.buffers = {state->member_control, state->out_packed},
+                         .generation = s->generation,
+                         .words = {capacity, s->leavers_sent}};
+  return ck__gas_member_can_reside(m->gas);
 }
 
 /* Ends resident steps begun (ck__gas_member_reside) that go through the
  * host after all. */
-static ck_status unreside(ck__gas_spread *s, member *m, size_t i) {
+static ck_status resident_unreside(void *self, size_t i) {
+  ck__gas_spread *s = self;
   uint32_t words[CK_GAS_CONTROL_WORDS];
-  (void)s;
-  (void)i;
-  return ck__gas_member_settle(m->gas, words);
+  return ck__gas_member_settle(s->members[i].gas, words);
 }
 
-/* Where resident steps may go now. */
+/* Where resident steps may go now: between processes, the window's swap
+ * agrees on the members' steps (resident_offer). */
 static int can_reside(const ck__gas_spread *s) {
-  if (!MAY_RESIDE(s) || !s->resident_ready || s->pace.on ||
-      s->config.neighbors != CK_GAS_CELLS)
+  if (!ck__halo_may_reside(&s->halo) || !ck__halo_direct(&s->halo) ||
+      !s->resident_ready || s->pace.on || s->config.neighbors != CK_GAS_CELLS)
     return 0;
-  /* Between processes, links_swap agrees on the members' steps. */
-  for (size_t i = 0; ON_DEVICES(s) && i < s->run->local; ++i)
-    if (!ck__gas_member_can_reside(s->members[i].gas) ||
-        !ck__peer_direct(s->peers[PREVIOUS][i]) ||
-        !ck__peer_direct(s->peers[NEXT][i]))
+  for (size_t i = 0; s->halo.between <= 0 && i < s->run->local; ++i)
+    if (!ck__gas_member_can_reside(s->members[i].gas))
       return 0;
   return 1;
 }
@@ -194,7 +193,7 @@ fail:
 /* After a cells-mode step through the host (the first at a start): its
  * counts are the first to make room for resident steps by. */
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
-  int devices = MAY_RESIDE(s);
+  int devices = ck__halo_may_reside(&s->halo);
   for (size_t i = 0; devices && i < s->run->local; ++i) {
     const ck__halo_link *l = &s->halo.members[i].link[0];
     s->most[i] = s->most_leavers[i] = 0;
@@ -213,59 +212,61 @@ void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
  * (before resident steps begin: a state made again keeps its forces, but
  * not the energies that a call's last step leaves for the observables),
  * then the resident steps begun. */
-static ck_status reside(ck__gas_spread *s, member *m, size_t i) {
+static ck_status resident_reside(void *self, size_t i) {
   ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
   CK_TRY(make_room(s, m, i, s->most[i]));
   CK_TRY(ck__gas_member_reside(m->gas, s->halo.members[i].own));
 fail:
   return status;
 }
 
-/* The step's way out, and marks for both neighbours to follow. */
-static ck_status resident_out(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  size_t n = s->run->local;
-  ck_queue *queue = ck__gas_member_queue(m->gas);
-  CK_TRY(ck__gas_member_go(m->gas, s->phase_parity, s->phase_move,
-                           m->place[0].border[PREVIOUS],
-                           m->place[0].border[NEXT], s->domain.reach,
-                           m->place[0].shift, s->phase_tag));
-  /* By NCCL, the swap follows in resident_in: no mark. By tags, none
-   * either: the neighbours' devices wait for this one's tag. */
-  if (s->between > 0) {
-    CK_TRY(ck__window_mark(s->window, queue));
-  } else if (s->between <= 0 && !s->by_tags) {
-    /* The next member reads this one as its previous, and back. */
-    CK_TRY(ck__peer_mark(s->peers[PREVIOUS][(i + 1) % n], queue));
-    CK_TRY(ck__peer_mark(s->peers[NEXT][(i + n - 1) % n], queue));
+/* Step k of a run of resident steps is next (k == resident_count: the
+ * run is done): the step before it is done. */
+static void resident_step(void *self, uint64_t k) {
+  ck__gas_spread *s = self;
+  if (k > 0) {
+    s->step += 1;
+    s->resident_steps += 1;
   }
-fail:
-  return status;
+  if (k == s->resident_count)
+    return;
+  s->phase_move = 1;
+  s->phase_step = s->step + 1;
+  s->phase_parity = (int)(s->phase_step % 2);
+  s->phase_energy = s->resident_last && k + 1 == s->resident_count;
 }
 
-/* The way in, after both neighbours' marks: the pull, the sort, forces
- * and the kick. */
-static ck_status resident_in(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = CK_OK;
-  ck_queue *queue = ck__gas_member_queue(m->gas);
-  if (BY_NCCL(s))
-    CK_TRY(nccl_swap(s, m, s->phase_parity));
-  for (int from = 0; from < 2 && !BY_NCCL(s) && !s->by_tags; ++from)
-    CK_TRY(s->between > 0 ? ck__window_follow(s->window, from, queue)
-                          : ck__peer_follow(s->peers[from][i], queue));
-  CK_TRY(ck__gas_member_come(m->gas, s->phase_parity, s->sources[i],
-                             m->place[0].border[PREVIOUS] -
-                                 ck__gas_spread_slack(s),
-                             m->place[0].border[NEXT] + ck__gas_spread_slack(s),
-                             s->phase_energy, s->phase_step));
-fail:
-  return status;
+/* The step's way out, after its tag where its neighbours' devices wait
+ * for it. */
+static ck_status resident_out(void *self, size_t i, uint32_t tag) {
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  return ck__gas_member_go(
+      m->gas, s->phase_parity, s->phase_move, m->place[0].border[PREVIOUS],
+      m->place[0].border[NEXT], s->domain.reach, m->place[0].shift, tag);
+}
+
+/* The way in: the pull, the sort, forces and the kick. */
+static ck_status resident_in(void *self, size_t i,
+                             const ck__window_view from[2]) {
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
+  ck__gas_source sources[2];
+  double slack = ck__gas_spread_slack(s);
+  sources_of(from, sources);
+  return ck__gas_member_come(
+      m->gas, s->phase_parity, sources, m->place[0].border[PREVIOUS] - slack,
+      m->place[0].border[NEXT] + slack, s->phase_energy, s->phase_step);
 }
 
 /* Waits for the member's queue and checks what its control words say:
  * overflows, a stray; then room for the next resident steps. */
-static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
+static ck_status resident_settle(void *self, size_t i) {
   ck_status status = CK_OK;
+  ck__gas_spread *s = self;
+  member *m = &s->members[i];
   uint32_t words[CK_GAS_CONTROL_WORDS];
   gas_state *state = ck__gas_state(m->gas);
   CK_TRY(ck__gas_member_settle(m->gas, words));
@@ -274,7 +275,7 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
          words[CK_GAS_CONTROL_APPENDED] <= state->slots);
   s->halo.members[i].own = words[CK_GAS_CONTROL_OWN];
   /* By NCCL, the bytes sent were counted as they went (whole regions). */
-  if (!BY_NCCL(s))
+  if (!ck__halo_mirrored(&s->halo))
     m->bytes += (uint64_t)MIGRANT_BYTES * words[CK_GAS_CONTROL_SENT] +
                 (uint64_t)GHOST_BYTES * words[CK_GAS_CONTROL_SENT + 1];
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_OUTBOX)
@@ -288,8 +289,8 @@ static ck_status resident_settle(ck__gas_spread *s, member *m, size_t i) {
             "slab %zu of %zu: a neighbour's leavers in a step were more than "
             "NCCL sends of them (%u from the previous slab, %u from the "
             "next): more crossed a border than ever before",
-            m->index, s->total, s->sources[0][PREVIOUS].leavers,
-            s->sources[0][NEXT].leavers);
+            m->index, s->total, s->halo.views[0][PREVIOUS].words[1],
+            s->halo.views[0][NEXT].words[1]);
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_INSIDE)
     CK_TRY(ck__gas_spread_inside_failure(s, m));
   if (words[CK_GAS_CONTROL_FLAGS] & CK_GAS_OVERFLOW_LATE)
@@ -318,24 +319,21 @@ fail:
   return status;
 }
 
-/* Whether the members' steps wait for tags on their devices: every
- * local member's step can, and each has a GPU of its own, in one
- * process. Members that share a GPU (or ranks) follow marks instead: a
- * kernel's wait for another queue's work on its own GPU could hold the
- * blocks that work needs. */
-static int by_tags(const ck__gas_spread *s) {
-  size_t n = s->run->local;
-  if (!ON_DEVICES(s) || s->between != 0 || n < 2)
-    return 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!ck__gas_member_waits(s->members[i].gas))
-      return 0;
-    for (size_t j = 0; j < i; ++j)
-      if (s->run->devices[j].device_index == s->run->devices[i].device_index)
-        return 0;
-  }
-  return 1;
+static int resident_waits(void *self, size_t i) {
+  ck__gas_spread *s = self;
+  return ck__gas_member_waits(s->members[i].gas);
 }
+
+static const ck__halo_resident_ops gas_resident = {.reside = resident_reside,
+                                                   .unreside =
+                                                       resident_unreside,
+                                                   .offer = resident_offer,
+                                                   .waits = resident_waits,
+                                                   .step = resident_step,
+                                                   .out = resident_out,
+                                                   .swap = resident_swap,
+                                                   .in = resident_in,
+                                                   .settle = resident_settle};
 
 /* `count` resident steps, the last of them the call's last where `last`
  * (its energies kept); every member settles after them. *taken is the
@@ -343,41 +341,9 @@ static int by_tags(const ck__gas_spread *s) {
  * the host from then on). */
 static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
                                 uint64_t *taken) {
-  ck_status status = CK_OK;
-  size_t n = s->run->local;
-  *taken = 0;
-  CK_TRY(ck__gas_spread_each(s, reside));
-  if (s->between > 0) {
-    CK_TRY(links_swap(s));
-    if (s->between < 0)
-      return ck__gas_spread_each(s, unreside);
-  }
-  for (size_t i = 0; ON_DEVICES(s) && i < n; ++i)
-    for (int from = 0, side; from < 2; ++from)
-      CK_TRY(ck__gas_member_source(
-          ck__gas_spread_sender_of(s, i, from, &side)->gas, s->peers[from][i],
-          &s->sources[i][from]));
-  s->by_tags = by_tags(s);
-  *taken = count;
-  for (uint64_t k = 0; k < count; ++k) {
-    uint64_t step = s->step + 1;
-    /* Tags only where the devices wait for them; 0 is always there. */
-    s->phase_tag = s->by_tags ? (uint32_t)k + 1u : 0u;
-    s->phase_move = 1;
-    s->phase_parity = (int)(step % 2);
-    s->phase_step = step;
-    s->phase_energy = last && k + 1 == count;
-    CK_TRY(ck__gas_spread_each(s, resident_out));
-    CK_TRY(ck__gas_spread_each(s, resident_in));
-    s->step = step;
-    s->resident_steps += 1;
-  }
-  CK_TRY(ck__gas_spread_each(s, resident_settle));
-fail:
-  /* NCCL's calls queued here may wait for partners that never come. */
-  if (status != CK_OK && BY_NCCL(s))
-    ck__exchange_abort_devices(s->run->exchange);
-  return status;
+  s->resident_count = count;
+  s->resident_last = last;
+  return ck__halo_reside(&s->halo, &gas_resident, count, taken);
 }
 
 uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *s) {
@@ -430,5 +396,5 @@ fail:
 }
 
 int ck__gas_spread_on_devices(const ck__gas_spread *s) {
-  return ON_DEVICES(s);
+  return s->halo.peers[PREVIOUS][0] != NULL;
 }
