@@ -253,8 +253,7 @@ const ck__halo_ops ck__gas_halo_ops = {.bytes = {MIGRANT_BYTES, GHOST_BYTES},
                                        .leave = halo_leave,
                                        .settle = halo_settle};
 
-/* ---- a step ---------------------------------------------------------------
- */
+/* ---- a step ------------------------------------------------------------- */
 
 /* The first half-step, then stage 0's exports' positions and the flags. */
 static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
