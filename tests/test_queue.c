@@ -368,6 +368,83 @@ done:
   ck_queue_destroy(queue);
 }
 
+/* A queue beside another (ck__queue_beside) uses that queue's buffers
+ * and kernels: a write through it reads back through home, and a kernel
+ * built on home and launched on it writes what home's launch writes.
+ * A buffer of any other queue stays refused, and home refuses the one
+ * made on the queue beside. */
+static void queue_beside(const ck_device *device) {
+  ck_queue *home = NULL, *beside = NULL, *elsewhere = NULL;
+  ck_buffer *words = NULL, *foreign = NULL, *its_own = NULL;
+  ck_buffer *values = NULL, *bits = NULL;
+  ck_program *program = NULL;
+  ck_kernel *kernel = NULL;
+  static uint32_t source[WORDS], back[WORDS], on_home[WORDS];
+  printf("a queue beside another on %s\n", device->id);
+  CHECK_OK(ck_queue_create(device, &home));
+  CHECK_OK(ck_queue_create(device, &elsewhere));
+  if (home)
+    CHECK_OK(ck__queue_beside(home, &beside));
+  if (!home || !beside || !elsewhere)
+    goto done;
+  CHECK_OK(ck_buffer_create(home, sizeof source, &words));
+  CHECK_OK(ck_buffer_create(elsewhere, 64, &foreign));
+  CHECK_OK(ck_buffer_create(beside, 64, &its_own));
+  if (!words || !foreign || !its_own)
+    goto done;
+  for (uint32_t i = 0; i < WORDS; ++i)
+    source[i] = 0x9E3779B9u * i;
+  CHECK_OK(ck_buffer_write(beside, words, 0, sizeof source, source, CK_BLOCKING,
+                           NULL));
+  CHECK_OK(
+      ck_buffer_read(home, words, 0, sizeof back, back, CK_BLOCKING, NULL));
+  CHECK(memcmp(source, back, sizeof back) == 0);
+  CHECK(refused_as_foreign(
+      ck_buffer_write(beside, foreign, 0, 64, source, CK_BLOCKING, NULL)));
+  CHECK(refused_as_foreign(
+      ck_buffer_read(home, its_own, 0, 64, back, CK_BLOCKING, NULL)));
+  if (!ck__device_runs_kernels(device))
+    goto done;
+  CHECK_OK(
+      ck_program_build(home, "selfcheck", "-DCK_SELFCHECK_GROUP=64", &program));
+  if (program)
+    CHECK_OK(ck_kernel_create(program, "ck_selfcheck_generate", &kernel));
+  CHECK_OK(ck_buffer_create(home, sizeof back, &values));
+  CHECK_OK(ck_buffer_create(home, sizeof back, &bits));
+  if (!kernel || !values || !bits)
+    goto done;
+  uint32_t count = WORDS, pass = 5, low = 0x89ABCDEFu, high = 0x01234567u;
+  CHECK_OK(ck_kernel_set_buffer(kernel, 0, values));
+  CHECK_OK(ck_kernel_set_buffer(kernel, 1, bits));
+  CHECK_OK(ck_kernel_set_value(kernel, 2, sizeof count, &count));
+  CHECK_OK(ck_kernel_set_value(kernel, 3, sizeof low, &low));
+  CHECK_OK(ck_kernel_set_value(kernel, 4, sizeof high, &high));
+  CHECK_OK(ck_kernel_set_value(kernel, 5, sizeof pass, &pass));
+  size_t local = 64, global = (WORDS / 4 + 64) / 64 * 64;
+  CHECK_OK(ck_queue_launch(home, kernel, 1, &global, &local, NULL));
+  CHECK_OK(ck_buffer_read(home, bits, 0, sizeof on_home, on_home, CK_BLOCKING,
+                          NULL));
+  uint32_t poison = 0xFFFFFFFFu;
+  CHECK_OK(ck_buffer_fill(beside, bits, &poison, 4, 0, sizeof back, NULL));
+  CHECK_OK(ck_queue_launch(beside, kernel, 1, &global, &local, NULL));
+  CHECK_OK(ck_queue_finish(beside));
+  CHECK_OK(ck_buffer_read(home, bits, 0, sizeof back, back, CK_BLOCKING, NULL));
+  CHECK(memcmp(on_home, back, sizeof back) == 0);
+  CHECK(refused_as_foreign(
+      ck_queue_launch(elsewhere, kernel, 1, &global, &local, NULL)));
+done:
+  ck_kernel_destroy(kernel);
+  ck_program_destroy(program);
+  ck_buffer_destroy(values);
+  ck_buffer_destroy(bits);
+  ck_buffer_destroy(words);
+  ck_buffer_destroy(foreign);
+  ck_buffer_destroy(its_own);
+  ck_queue_destroy(beside);
+  ck_queue_destroy(home);
+  ck_queue_destroy(elsewhere);
+}
+
 /* cl/peak.cl's multiply-add kernels against their host twins: for
  * ck_peak_fma (bench_gas's FP32 peak), work-item i's eight accumulators of
  * each lane start at 1e-6 i + 1e-3 lane + 0.1 j, take ITERATIONS rounds
@@ -1093,11 +1170,13 @@ int main(void) {
   null_arguments(&set.devices[0]);
   ipc_refusals(&set.devices[0]);
   staging(&set.devices[0]);
+  queue_beside(&set.devices[0]);
   long opencl = test_opencl_device(&set);
   ref_peers(&set.devices[0], opencl >= 0 ? &set.devices[opencl] : NULL);
   if (opencl >= 0) {
     round_trips(&set.devices[opencl]);
     kernel_launch(&set.devices[opencl]);
+    queue_beside(&set.devices[opencl]);
     peak_kernel(&set.devices[opencl]);
     pocl_queues_take_turns(&set.devices[opencl]);
     foreign_buffers(&set.devices[0], &set.devices[opencl]);

@@ -129,6 +129,11 @@ struct ck_queue {
    * OpenCL context): the session's programs and buffers of that making
    * serve it. 0 for a queue of its own, which shares none. */
   unsigned long long generation;
+  /* A queue made beside another (ck__queue_beside): that queue's
+   * buffers and kernels serve this one too, and marks (a peer of the
+   * device with itself) order the two. NULL for any other. */
+  const ck_queue *shares;
+  ck__peer *marks;
 };
 
 struct ck_buffer {

@@ -36,17 +36,9 @@ static const ck__peer_ops *peer_ops(const ck_device *device) {
   return queue ? queue->peer : NULL;
 }
 
-ck_status ck__peer_open(const ck_device *from, const ck_device *to,
-                        ck__peer **peer) {
-  CK__REQUIRE(from);
-  CK__REQUIRE(to);
-  CK__REQUIRE(peer);
-  *peer = NULL;
-  /* Between devices of one backend that copies; ref's are for tests. */
-  const ck__peer_ops *ops = peer_ops(from);
-  if (from->backend != to->backend || !ops || !ck__peer_enabled() ||
-      (from->backend == CK_BACKEND_REF && !ck__test_value(CK__TEST_PEER_REF)))
-    return CK_OK;
+/* The backend's peer (ops) from `from` to `to`, into *peer. */
+static ck_status open_with(const ck__peer_ops *ops, const ck_device *from,
+                           const ck_device *to, ck__peer **peer) {
   ck__peer *made = calloc(1, sizeof *made);
   if (!made)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
@@ -61,6 +53,28 @@ ck_status ck__peer_open(const ck_device *from, const ck_device *to,
   }
   *peer = made;
   return CK_OK;
+}
+
+ck_status ck__peer_open(const ck_device *from, const ck_device *to,
+                        ck__peer **peer) {
+  CK__REQUIRE(from);
+  CK__REQUIRE(to);
+  CK__REQUIRE(peer);
+  *peer = NULL;
+  /* Between devices of one backend that copies; ref's are for tests. */
+  const ck__peer_ops *ops = peer_ops(from);
+  if (from->backend != to->backend || !ops || !ck__peer_enabled() ||
+      (from->backend == CK_BACKEND_REF && !ck__test_value(CK__TEST_PEER_REF)))
+    return CK_OK;
+  return open_with(ops, from, to, peer);
+}
+
+ck_status ck__peer_open_self(const ck_device *device, ck__peer **peer) {
+  CK__REQUIRE(device);
+  CK__REQUIRE(peer);
+  *peer = NULL;
+  const ck__peer_ops *ops = peer_ops(device);
+  return ops ? open_with(ops, device, device, peer) : CK_OK;
 }
 
 ck_status ck__peer_copy(ck__peer *peer, ck_queue *to, ck_buffer *destination,

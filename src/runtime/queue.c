@@ -57,13 +57,13 @@ static ck_status event_end(ck_status status, ck_event **out, ck_event *event) {
   return status;
 }
 
-/* A buffer is used only with the queue it was made on: another queue's
- * may belong to another backend or context, whose handle this one's
- * runtime would misread. */
+/* A buffer is used only with the queue it was made on (or one made
+ * beside that queue): another queue's may belong to another backend or
+ * context, whose handle this one's runtime would misread. */
 static ck_status check_queue(const char *what, const ck_queue *queue,
                              const ck_buffer *buffer) {
   assert(what && queue && buffer && buffer->queue);
-  if (buffer->queue != queue)
+  if (buffer->queue != queue && buffer->queue != queue->shares)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "%s: the buffer was made on another queue (device %s), "
                     "not this one (device %s); a buffer is used only with "
@@ -109,6 +109,44 @@ fail:
   return status;
 }
 
+ck_status ck__queue_beside(const ck_queue *home, ck_queue **queue) {
+  ck_status status = CK_OK;
+  ck_queue *made = NULL;
+  ck__peer *marks = NULL;
+  assert(home && queue && !home->shares);
+  *queue = NULL;
+  CK_TRY(ck__peer_open_self(&home->device, &marks));
+  if (!marks)
+    return CK_OK;
+  made = calloc(1, sizeof *made);
+  if (!made)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
+  made->ops = home->ops;
+  made->device = home->device;
+  made->shares = home;
+  /* In its device's primary context (CUDA); ref's buffers are host
+   * memory that any of its queues reads. */
+  CK_TRY(home->ops->create_beside ? home->ops->create_beside(made, home)
+                                  : home->ops->create(made));
+  made->marks = marks;
+  *queue = made;
+  return CK_OK;
+fail:
+  ck__peer_close(marks);
+  free(made);
+  return status;
+}
+
+ck_status ck__queue_mark(ck_queue *beside) {
+  assert(beside && beside->marks);
+  return ck__peer_mark(beside->marks, beside);
+}
+
+ck_status ck__queue_follow(ck_queue *home, ck_queue *beside) {
+  assert(home && beside && beside->shares == home && beside->marks);
+  return ck__peer_follow(beside->marks, home);
+}
+
 ck_status ck_queue_destroy(ck_queue *queue) {
   if (!queue)
     return CK_OK;
@@ -116,6 +154,7 @@ ck_status ck_queue_destroy(ck_queue *queue) {
     ck__session_queue_give(queue);
   else
     queue->ops->destroy(queue);
+  ck__peer_close(queue->marks);
   free(queue);
   return CK_OK;
 }
@@ -401,7 +440,8 @@ ck_status ck_queue_launch(ck_queue *queue, ck_kernel *kernel, unsigned dims,
   CK__REQUIRE(queue);
   CK__REQUIRE(kernel);
   CK__REQUIRE(global);
-  if (kernel->program->queue != queue)
+  if (kernel->program->queue != queue &&
+      kernel->program->queue != queue->shares)
     return ck__fail(CK_ERROR_INVALID_ARGUMENT,
                     "launch of %s: its program was built on another queue "
                     "(device %s), not this one (device %s)",

@@ -57,6 +57,17 @@ int ck__device_shares_between_processes(const ck_device *device);
 int ck__device_lends_memory(const ck_device *device);
 int ck__device_has_tf32(const ck_device *device);
 
+/* A queue on home's device made beside it, into *queue (the caller's:
+ * ck_queue_destroy, before home), or NULL where the backend cannot order
+ * two queues (OpenCL). Home's buffers and kernels serve it too, so that
+ * one state's work may run in two queues at once. Nothing orders the two
+ * but marks: ck__queue_mark marks what `beside` has queued so far, and
+ * ck__queue_follow makes home's later work wait for its last mark;
+ * neither host waits. Errors: the backend's, CK_ERROR_OUT_OF_MEMORY. */
+ck_status ck__queue_beside(const ck_queue *home, ck_queue **queue);
+ck_status ck__queue_mark(ck_queue *beside);
+ck_status ck__queue_follow(ck_queue *home, ck_queue *beside);
+
 /* A buffer lent in place, where ck__device_lends_memory(): its device
  * address, its device's ordinal and the queue's stream (a cudaStream_t).
  * Returns CK_OK, or CK_ERROR_UNSUPPORTED elsewhere. */
@@ -282,6 +293,10 @@ int ck__peer_enabled(void);
  * process; without it CUDA copies through host memory itself. Errors:
  * CK_ERROR_OUT_OF_MEMORY, CK_ERROR_DEVICE.
  */
+/* A device's peer with itself, whatever CLKIT_PEER says, for marks
+ * between two of its queues (ck__queue_beside); NULL where its backend
+ * has no peers (OpenCL). Errors: as ck__peer_open's. */
+ck_status ck__peer_open_self(const ck_device *device, ck__peer **peer);
 ck_status ck__peer_open(const ck_device *from, const ck_device *to,
                         ck__peer **peer);
 
