@@ -2909,23 +2909,40 @@ GPU's Verlet rate.
 
 GAS_BORDER = "h200x2-2026-11-30-gas-border"
 
+H200X2_DRIVER = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
+                 "Open MPI 4.1.6")
+GAS_TURNS_COMMAND = (
+    "`clkit run gas --device cuda:0,cuda:1 --spread --shares 1,1 "
+    "--particles 8000000 --steps 1000 --log-every 0 --json --quiet`; "
+    "`mpirun -np 2` with `--device cuda`; one GPU with 4000000 "
+    "(run.txt gives each)")
 
-def h200x2_gas_border():
-    """A Verlet member's border forces over every slot, then a list."""
-    runs = {"one": "one GPU, 4M", "process": "two GPUs, one process, 8M",
-            "mpi": "two GPUs, MPI, 8M"}
+# The runs of a turns file (before and after, in turns): each row's label.
+TURN_RUNS = {"one": "one GPU, 4M", "process": "two GPUs, one process, 8M",
+             "mpi": "two GPUs, MPI, 8M", "strong": "two GPUs, one process, 4M"}
+
+
+def turns_rows(run, name, head=lambda case, kind: [TURN_RUNS[kind]]):
+    """A turns file's rows, each head(case, run) and then each tree's
+    median and efficiency; and whether every pair's results agree."""
     rows, same = [], True
-    for line in read(GAS_BORDER, "turns.txt").splitlines():
+    for line in read(run, name).splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        case, run, *trees = line.split(" | ")
-        row, results = [runs[run]], []
+        case, kind, *trees = line.split(" | ")
+        row, results = head(case, kind), []
         for tree in trees:
             words = tree.split()
             row += [num(words[1]), words[2] if words[2].endswith("%") else ""]
             results.append(tree[tree.index("{"):])
         same = same and results[0] == results[1]
         rows.append(row)
+    return rows, same
+
+
+def h200x2_gas_border():
+    """A Verlet member's border forces over every slot, then a list."""
+    rows, same = turns_rows(GAS_BORDER, "turns.txt")
     small = {}
     for line in read(GAS_BORDER, "checks.txt").splitlines():
         words = line.split()
@@ -2944,13 +2961,7 @@ untimed one.
 
 {source([(GAS_BORDER, "turns.txt"), (GAS_BORDER, "checks.txt"),
          (GAS_BORDER, "run.txt")],
-        "2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
-        "Open MPI 4.1.6",
-        "2026-11-30",
-        "`clkit run gas --device cuda:0,cuda:1 --spread --shares 1,1 "
-        "--particles 8000000 --steps 1000 --log-every 0 --json --quiet`; "
-        "`mpirun -np 2` with `--device cuda`; one GPU with 4000000 "
-        "(run.txt gives each)")}
+        H200X2_DRIVER, "2026-11-30", GAS_TURNS_COMMAND)}
 
 {table(["run", "before (caf496e)", "efficiency", "now (41cc86f)",
         "efficiency"], rows)}
@@ -2962,26 +2973,68 @@ untimed one.
   OpenCL too, with the same energy (checks.txt)."""
 
 
+GAS_ASIDE = "h200x2-2026-11-30-gas-aside"
+
+
+def h200x2_gas_aside():
+    """A Verlet member's ghosts written beside its interior's forces."""
+    rows, same = turns_rows(GAS_ASIDE, "turns.txt")
+    gated, _ = turns_rows(GAS_ASIDE, "gated.txt")
+    gated = [row for row in gated if row[0] != TURN_RUNS["one"]]
+    runs, energies = {}, {}
+    for words in (line.split() for line in read(GAS_ASIDE, "small.txt").splitlines()):
+        energies.setdefault(words[0], set()).add(words[5])
+        if words[2] != "r0":
+            runs.setdefault((words[0], words[1], words[3]), []).append(float(words[4]))
+    small = []
+    for n, label in (("n=2000000", "1M"), ("n=400000", "200,000")):
+        for way, name in (("process", "one process"), ("mpi", "MPI")):
+            base = statistics.median(runs[(n, way, "base")])
+            new = statistics.median(runs[(n, way, "new")])
+            small.append([label, name, num(str(base)), num(str(new)),
+                          f"{new / base:.3f}"])
+    alike = all(len(e) == 1 for e in energies.values())
+    return f"""### A Verlet member's ghosts written beside its interior's forces
+
+Between rebuilds a spread's Verlet member computes its interior's forces
+while the ghosts' positions cross through the host. Their write and
+unpack then waited behind the interior's forces in the member's queue.
+Now a slab member of 1M particles or more writes them on a queue beside
+its own (`ck__queue_beside()`), and the border's forces follow that
+queue's mark. Both trees were built in one call and run in turns:
+medians of five runs after an untimed one.
+
+{source([(GAS_ASIDE, "turns.txt"), (GAS_ASIDE, "small.txt"),
+         (GAS_ASIDE, "gated.txt"), (GAS_ASIDE, "run.txt")],
+        H200X2_DRIVER, "2026-11-30", GAS_TURNS_COMMAND)}
+
+{table(["run", "before (06138cd)", "efficiency", "beside", "efficiency"], rows)}
+
+- Energies and pressures were {"the same bits" if same else "not equal"} in every pair.
+- The last row takes 2M particles a GPU, its efficiency over twice one
+  GPU at 4M. Its members take cell lists (`--neighbors auto` below
+  3,145,728 a member), which this leaves alone.
+- Smaller members, Verlet lists asked for (`--neighbors verlet:0.5`),
+  2000 steps, every slab member beside (small.txt). Energies were
+  {"the same in both trees" if alike else "not equal"}:
+
+{table(["a member", "run", "before", "beside", "beside / before"], small)}
+
+- So a slab member writes beside from 1M particles (`ASIDE_FROM`): each
+  step's mark and wait cost more than they hide at 200,000.
+- With the gate, in a third call (medians of three, gated.txt):
+
+{table(["run", "before (06138cd)", "efficiency", "beside", "efficiency"], gated)}"""
+
+
 HALO = "h200x2-2026-11-30-halo"
 
 
 def h200x2_halo():
     """The gas's halo steps before and after the framework runs them."""
-    names = {"one": "one GPU, 4M", "process": "two GPUs, one process, 8M",
-             "mpi": "two GPUs, MPI, 8M"}
     lists = {"gas-auto": "Verlet lists (default)", "gas-cells": "cells"}
-    rows, same = [], True
-    for line in read(HALO, "turns.txt").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        case, run, *trees = line.split(" | ")
-        row, results = [lists[case], names[run]], []
-        for tree in trees:
-            words = tree.split()
-            row += [num(words[1]), words[2] if words[2].endswith("%") else ""]
-            results.append(tree[tree.index("{"):])
-        same = same and results[0] == results[1]
-        rows.append(row)
+    rows, same = turns_rows(HALO, "turns.txt",
+                            lambda case, kind: [lists[case], TURN_RUNS[kind]])
     ways = {}
     for words in (line.split() for line in read(HALO, "ways.txt").splitlines()):
         ways.setdefault(words[1], {})[words[0]] = words[4:6]
@@ -2994,13 +3047,7 @@ steps over the gas's ops. Both trees were built in one call and run in
 turns: medians of five runs after an untimed one.
 
 {source([(HALO, "turns.txt"), (HALO, "ways.txt"), (HALO, "run.txt")],
-        "2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
-        "Open MPI 4.1.6",
-        "2026-11-30",
-        "`clkit run gas --device cuda:0,cuda:1 --spread --shares 1,1 "
-        "--particles 8000000 --steps 1000 --log-every 0 --json --quiet`; "
-        "`mpirun -np 2` with `--device cuda`; one GPU with 4000000 "
-        "(run.txt gives each)")}
+        H200X2_DRIVER, "2026-11-30", GAS_TURNS_COMMAND)}
 
 {table(["lists", "run", "before (cb34840)", "efficiency", "now (21646c6)",
         "efficiency"], rows)}
@@ -3099,7 +3146,7 @@ SECTIONS = [
                       h200_aco_ants, h200_engine, h200_gas_whole,
                       h200_gas_alone_engine]),
     ("2 NVIDIA H200", [h200x2_scaling, h200x2_gas_scaling, h200x2_gas_border,
-                        h200x2_halo,
+                        h200x2_halo, h200x2_gas_aside,
                         h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_gas_verlet_host, h200x2_gas_member_lists,
                         h200x2_mlp_epochs, h200x2_engine_all]),

@@ -436,7 +436,9 @@ static int peer_unset(const char *whose) {
  * one device (equal slabs), with what crosses between them (cell
  * lists: each step's leavers and ghosts) going device to device
  * (CLKIT_PEER unset; resident, their counts kept on the device) and
- * through host memory (CLKIT_PEER=0; Verlet lists' either way): only
+ * through host memory (CLKIT_PEER=0; Verlet lists' either way, the
+ * first run's ghosts' positions written on a queue beside the member's
+ * own, from CK__TEST_GAS_ASIDE_FROM's one particle a member): only
  * the way they travel differs, so positions, velocities and energies
  * agree bit for bit. The order in which a member's device packs its entries
  * (and so appends them) may differ between the runs, but each sort orders a
@@ -470,8 +472,10 @@ static void check_gas_peer(const ck_device *device) {
       if (host)
         setenv("CLKIT_PEER", "0", 1);
       CHECK_OK(ck__test_control(CK__TEST_GAS_TIERS_FROM, pass == 2 ? 1 : 0));
+      CHECK_OK(ck__test_control(CK__TEST_GAS_ASIDE_FROM, host ? 0 : 1));
       CHECK_OK(ck_gas_create_spread(&spread, &c, &gas));
       CHECK_OK(ck__test_control(CK__TEST_GAS_TIERS_FROM, 0));
+      CHECK_OK(ck__test_control(CK__TEST_GAS_ASIDE_FROM, 0));
       unsetenv("CLKIT_PEER");
       if (!gas)
         break;

@@ -4430,7 +4430,9 @@ static size_t slab_changes(ck_gas *gas, const double *start, const double *end,
  * buffers or, with cell lists, by ck__peer_copy where members can copy
  * (on ref through the runtime's switch for tests, as CUDA members do):
  * every step's leavers and ghosts, as each member's step out packed
- * them. Verlet lists go through the host either way. The two runs agree
+ * them. Verlet lists go through the host either way; with copies, their
+ * ghosts' positions are written on a queue beside each member's own
+ * (from one particle a member: CK__TEST_GAS_ASIDE_FROM). The two runs agree
  * bit for bit, and count the same bytes sent, but for the counts that
  * head each cells-mode message through the host (two messages a member
  * at each step and at the start). Device to device, cells mode's steps
@@ -4461,8 +4463,10 @@ static void spread_copies(const ck_device *ref) {
     int taken = 0;
     for (int copies = 0; copies < 2; ++copies) {
       CHECK_OK(ck__test_control(CK__TEST_PEER_REF, copies));
+      CHECK_OK(ck__test_control(CK__TEST_GAS_ASIDE_FROM, copies));
       ck_gas *gas = make_spread(trio, members, equal, &c);
       CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
+      CHECK_OK(ck__test_control(CK__TEST_GAS_ASIDE_FROM, 0));
       if (!gas)
         break;
       int on_devices = ck__gas_spread_on_devices(ck__gas_spread_of(gas));

@@ -112,6 +112,8 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   size_t tiers_from = ck__test_value(CK__TEST_GAS_TIERS_FROM);
   s->tiers_forced = tiers_from != 0;
   s->tiers_from = s->tiers_forced ? tiers_from : TWO_TIERS_FROM;
+  size_t aside_from = ck__test_value(CK__TEST_GAS_ASIDE_FROM);
+  s->aside_from = aside_from ? aside_from : ASIDE_FROM;
   *made = s;
   return CK_OK;
 fail:

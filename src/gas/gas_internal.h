@@ -258,6 +258,12 @@ struct gas_state {
   ck_buffer *part_mark, *border_slots;
   uint32_t border_count;
   int border_known;
+  /* A queue beside the member's own (ck__queue_beside; NULL where its
+   * backend has none), made at its first use: it writes the ghosts'
+   * positions while the interior's forces run. aside_marked: its last
+   * mark not yet followed. */
+  ck_queue *aside;
+  int aside_tried, aside_marked;
   ck_buffer *member_list;   /* 2 sides x capacity slots, selected */
   ck_buffer *member_counts; /* 4 words: each side's or region's count,
                              * and [2] an accept's stray after it */
@@ -656,10 +662,14 @@ static inline uint32_t ck__gas_member_border(const gas_state *state) {
  * previous member, then counts[1] from the next, 2 floats each, as the
  * ghosts from `base` (stage 1's follow stage 0's), from positions[side]
  * (copied into the member's page-locked staging, then one write without
- * a wait). */
+ * a wait). With `aside`, on its queue beside its own where it has one:
+ * its next forces or pack follow them. */
 ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
                                 const size_t counts[2],
-                                const void *const positions[2]);
+                                const void *const positions[2], int aside);
+/* Its own queue follows what the queue beside it last wrote, if not yet:
+ * before its forces and its pack. */
+ck_status ck__gas_member_join(gas_state *state);
 /* Forces, and the kick of step kick_step (0: none): of every slot (part
  * 0), or of the interior (part 1) or border (part 2) slots of a Verlet
  * member, as ck__gas_member_parts marked them; part 1 then part 2 make

@@ -88,6 +88,8 @@ void ck__gas_member_messages_free(gas_state *state) {
   ck_buffer_destroy(state->part_mark);
   ck_buffer_destroy(state->border_slots);
   state->id_snapshot = state->part_mark = state->border_slots = NULL;
+  ck_queue_destroy(state->aside);
+  state->aside = NULL;
 }
 
 /* Makes the member buffers from `first` to `end` anew, for size_by. The

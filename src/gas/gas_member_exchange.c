@@ -348,6 +348,7 @@ ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
   gas_state *state = &member->state;
   uint32_t base = exports_at(state, stage, 0, 0);
   size_t entry = 2 * state->real_size; /* 2 reals an entry */
+  CK_TRY(ck__gas_member_join(state));
   size_t at[2] = {entry * base, entry * exports_at(state, stage, 1, counts[0])};
   size_t bytes[2] = {entry * counts[0], entry * counts[1]};
   CK_TRY(member->steps->gather(state, base, counts[0] + counts[1], counts[0],
@@ -367,18 +368,42 @@ fail:
   return status;
 }
 
+ck_status ck__gas_member_join(gas_state *state) {
+  if (!state->aside_marked)
+    return CK_OK;
+  state->aside_marked = 0;
+  return ck__queue_follow(state->queue, state->aside);
+}
+
 ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
                                 const size_t counts[2],
-                                const void *const positions[2]) {
+                                const void *const positions[2], int aside) {
   ck_status status = CK_OK;
   gas_state *state = &member->state;
+  ck_queue *own = state->queue;
   size_t count = counts[0] + counts[1];
   size_t sizes[2] = {8 * counts[0], 8 * counts[1]};
   if (count == 0)
     return CK_OK;
-  CK_TRY(ck__staging_write(&state->staging, state->queue, state->in_real, 0, 2,
-                           positions, sizes));
-  CK_TRY(member->steps->unpack(state, (uint32_t)base, (uint32_t)count));
+  if (aside && !state->aside_tried) {
+    state->aside_tried = 1;
+    CK_TRY(ck__queue_beside(state->queue, &state->aside));
+  }
+  /* The write and the kernel on the queue beside, its mark after them:
+   * the interior's forces, queued before, read no ghost. */
+  int beside = aside && state->aside;
+  if (beside)
+    state->queue = state->aside;
+  status = ck__staging_write(&state->staging, state->queue, state->in_real, 0,
+                             2, positions, sizes);
+  if (status == CK_OK)
+    status = member->steps->unpack(state, (uint32_t)base, (uint32_t)count);
+  state->queue = own;
+  CK_TRY(status);
+  if (beside) {
+    CK_TRY(ck__queue_mark(state->aside));
+    state->aside_marked = 1;
+  }
 fail:
   return status;
 }

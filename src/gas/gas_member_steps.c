@@ -16,6 +16,7 @@ ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
   gas_state *state = &member->state;
   assert(part == 0 || state->part_mark);
   assert(!state->drifted);
+  CK_TRY(ck__gas_member_join(state)); /* the ghosts' positions written */
   state->with_energy = with_energy;
   state->kick_step = kick_step;
   /* Strips flag a rebuild as their sort clears it: lists alone here. */

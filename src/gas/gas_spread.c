@@ -203,7 +203,10 @@ static ck_status halo_unpack(void *self, size_t i, int stage, size_t before,
                              const size_t ghosts[2], const void *const in[2]) {
   ck__gas_spread *s = self;
   (void)stage; /* its ghosts' slots run on across stages */
-  return ck__gas_member_unpack(s->members[i].gas, before, ghosts, in);
+  /* Large slabs write them beside the interior's forces, which the
+   * border's follow (a grid's stage 1 would pack them before). */
+  int aside = s->domain.stages == 1 && s->halo.members[i].own >= s->aside_from;
+  return ck__gas_member_unpack(s->members[i].gas, before, ghosts, in, aside);
 }
 
 /* Cells mode's way out: the first half-step (with phase_move, in stage

@@ -89,6 +89,7 @@ struct ck__gas_spread {
   uint32_t room_for_tests; /* CK__TEST_GAS_ROOM when it was made */
   int balance_forced;      /* CK__TEST_GAS_BALANCE was set */
   size_t tiers_from;       /* particles a member from which slabs tier */
+  size_t aside_from;       /* own particles from which a slab unpacks aside */
   int tiers_forced;        /* 1: tiers also through the host (tests) */
   uint32_t most[CK_SPREAD_MAX_LOCAL]; /* entries a region held, at most */
   uint32_t most_leavers[CK_SPREAD_MAX_LOCAL]; /* of a leavers region */
@@ -125,6 +126,12 @@ struct ck__gas_spread {
  * (cl/gas.cu): 4M particles a GPU stepped faster so, 200,000 slower
  * (the pull's blocks and their waits outlast half of a small interior). */
 #define TWO_TIERS_FROM 2000000u
+
+/* A slab member of this many own particles or more writes the ghosts'
+ * positions between Verlet rebuilds on a queue beside its own, while its
+ * interior's forces run: on two H200s, 1M particles a member stepped
+ * 12-13% faster so, 200,000 3% slower (a mark and a wait each step). */
+#define ASIDE_FROM 1000000u
 
 /* A phase of every local member at once (ck__spread_each: a host thread
  * a member), its time counted as the member's, then the statuses agreed

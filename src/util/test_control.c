@@ -25,6 +25,7 @@ static const hook hooks[CK__TEST_OPS] = {
     [CK__TEST_GAS_ROOM] = {"CK__TEST_GAS_ROOM", 1, UINT32_MAX},
     [CK__TEST_GAS_TIERS_FROM] = {"CK__TEST_GAS_TIERS_FROM", 1, SIZE_MAX},
     [CK__TEST_GAS_BALANCE] = {"CK__TEST_GAS_BALANCE", 1, SIZE_MAX},
+    [CK__TEST_GAS_ASIDE_FROM] = {"CK__TEST_GAS_ASIDE_FROM", 1, SIZE_MAX},
 };
 
 /* A test's thread may set a process hook while a spread's workers read

@@ -186,6 +186,10 @@ typedef enum ck__test_op {
    * measured BALANCE_STEPS steps (gas_spread_internal.h), whatever the
    * seconds or the gain. Each such cut adds 1 on the thread stepping. */
   CK__TEST_GAS_BALANCE,
+  /* Thread. While a gas spread is made: the particles a slab member from
+   * which it writes the ghosts' positions on a queue beside its own (else
+   * ASIDE_FROM, gas_spread_internal.h). */
+  CK__TEST_GAS_ASIDE_FROM,
   CK__TEST_OPS /* how many there are */
 } ck__test_op;
 
