@@ -7,7 +7,9 @@
  * keep as ghosts exactly its neighbours' walkers within reach of its
  * slab, corners of a grid too, where they are. Between rebuilds the
  * forward passes must carry every ghost to where its walker is. A member
- * that expects other ghosts than it receives fails the step.
+ * that expects other ghosts than it receives fails the step. Then the
+ * resident steps (halo_resident.c) over a ring of beads whose members
+ * read each other's buffers where the halo's views say.
  */
 #include <math.h>
 #include <stdint.h>
@@ -548,6 +550,193 @@ static void crossings(double x, double y, size_t members, int stages) {
   end(&w, engine);
 }
 
+/* ---- resident steps: beads on a ring ------------------------------------ */
+
+/* A ring of BEADS members, each a bead's value in its device's buffer.
+ * In a resident step each writes its value (out), then reads its two
+ * neighbours' buffers where the halo's views say (in): its value becomes
+ * a third of the three, plus one. Ref's buffers are host memory that a
+ * view's address points at (CK__TEST_PEER_REF opens the peers). */
+#define BEADS 3
+
+typedef struct bead {
+  ck_queue *queue;
+  ck_buffer *value;
+  double now;
+  int resided, settled;
+} bead;
+
+typedef struct beads {
+  ck__domain domain;
+  ck__halo halo;
+  bead members[BEADS];
+  uint64_t steps_seen; /* step's k, as it came */
+  int failed;
+} beads;
+
+static ck_status bead_allocate(void *self, const ck__engine_member *member,
+                               ck_queue **queue) {
+  beads *b = self;
+  bead *m = &b->members[member->index];
+  ck_status status = ck_queue_create(member->device, &m->queue);
+  if (status == CK_OK)
+    status = ck_buffer_create(m->queue, sizeof(double), &m->value);
+  m->now = (double)member->number * member->number + 1.0;
+  *queue = m->queue;
+  return status;
+}
+
+static void bead_teardown(void *self, size_t i) {
+  beads *b = self;
+  ck_buffer_destroy(b->members[i].value);
+  ck_queue_destroy(b->members[i].queue);
+  memset(&b->members[i], 0, sizeof b->members[i]);
+}
+
+static ck_status bead_set_up(void *self, size_t i) {
+  (void)self;
+  (void)i;
+  return CK_OK;
+}
+
+static ck_status bead_reside(void *self, size_t i) {
+  beads *b = self;
+  b->members[i].resided += 1;
+  return CK_OK;
+}
+
+static ck_status bead_unreside(void *self, size_t i) {
+  beads *b = self;
+  b->failed += 1; /* one process: the window never fails */
+  (void)i;
+  return CK_OK;
+}
+
+static int bead_offer(void *self, size_t i, ck__window_offer *offer) {
+  beads *b = self;
+  offer->buffers[0] = b->members[i].value;
+  offer->words[0] = (uint32_t)i + 1;
+  return 1;
+}
+
+static int bead_waits(void *self, size_t i) {
+  (void)self;
+  (void)i;
+  return 0;
+}
+
+static void bead_step(void *self, uint64_t k) {
+  beads *b = self;
+  b->failed += k != b->steps_seen;
+  b->steps_seen += 1;
+}
+
+static ck_status bead_out(void *self, size_t i, uint32_t tag) {
+  beads *b = self;
+  bead *m = &b->members[i];
+  b->failed += tag != 0; /* members that share a device follow marks */
+  return ck_buffer_write(m->queue, m->value, 0, sizeof m->now, &m->now,
+                         CK_BLOCKING, NULL);
+}
+
+static ck_status bead_swap(void *self, size_t i,
+                           const ck__window_view from[2]) {
+  beads *b = self;
+  (void)i;
+  (void)from;
+  b->failed += 1; /* no mirrors in one process */
+  return CK_OK;
+}
+
+static ck_status bead_in(void *self, size_t i, const ck__window_view from[2]) {
+  beads *b = self;
+  bead *m = &b->members[i];
+  double side[2];
+  for (int s = 0; s < 2; ++s) {
+    size_t sender = s == 0 ? (i + BEADS - 1) % BEADS : (i + 1) % BEADS;
+    b->failed += from[s].words[0] != sender + 1;
+    memcpy(&side[s], (const void *)(uintptr_t)from[s].address[0],
+           sizeof side[s]);
+  }
+  m->now = (side[0] + m->now + side[1]) / 3.0 + 1.0;
+  return CK_OK;
+}
+
+static ck_status bead_settle(void *self, size_t i) {
+  beads *b = self;
+  b->members[i].settled += 1;
+  return CK_OK;
+}
+
+static const ck__halo_resident_ops bead_ops = {.reside = bead_reside,
+                                               .unreside = bead_unreside,
+                                               .offer = bead_offer,
+                                               .waits = bead_waits,
+                                               .step = bead_step,
+                                               .out = bead_out,
+                                               .swap = bead_swap,
+                                               .in = bead_in,
+                                               .settle = bead_settle};
+
+static const ck__engine_kind bead_kind = {.unit_name = "beads",
+                                          .granule = 1,
+                                          .allocate = bead_allocate,
+                                          .set_up = bead_set_up,
+                                          .teardown = bead_teardown};
+
+/* Two runs of resident steps over a ring of beads, each as the host's
+ * twin of the rule steps it; every member resides and settles once a
+ * run. */
+static void resident_ring(void) {
+  static beads b;
+  static const ck__halo_ops none;
+  ck__engine *engine = NULL;
+  double weights[BEADS] = {1, 1, 1}, twin[BEADS], next[BEADS];
+  memset(&b, 0, sizeof b);
+  b.domain = (ck__domain){.box = {30, 10},
+                          .reach = REACH,
+                          .members = BEADS,
+                          .reach_option = "test.reach",
+                          .reach_name = "reach"};
+  ck_spread spread = {.devices = devices, .device_count = BEADS};
+  CHECK_OK(ck__domain_plan(&b.domain, weights));
+  CHECK_OK(ck__engine_create(&bead_kind, &b, &spread, BEADS, &engine));
+  if (!engine)
+    return;
+  ck__halo_bind(&b.halo, engine, &b.domain, &none, &b);
+  CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 1));
+  CHECK_OK(ck__halo_reside_open(&b.halo, 1));
+  CHECK_OK(ck__test_control(CK__TEST_PEER_REF, 0));
+  CHECK(ck__halo_may_reside(&b.halo) && ck__halo_direct(&b.halo) &&
+        !ck__halo_mirrored(&b.halo));
+  for (size_t m = 0; m < BEADS; ++m)
+    twin[m] = (double)m * m + 1.0;
+  for (int run = 0; run < 2; ++run) {
+    uint64_t taken = 0, count = run ? 7 : 5;
+    b.steps_seen = 0;
+    CHECK_OK(ck__halo_reside(&b.halo, &bead_ops, count, &taken));
+    CHECK(taken == count && b.steps_seen == count + 1);
+    for (uint64_t k = 0; k < count; ++k) {
+      for (size_t m = 0; m < BEADS; ++m)
+        next[m] =
+            (twin[(m + BEADS - 1) % BEADS] + twin[m] + twin[(m + 1) % BEADS]) /
+                3.0 +
+            1.0;
+      memcpy(twin, next, sizeof twin);
+    }
+    for (size_t m = 0; m < BEADS; ++m)
+      CHECK_MSG(b.members[m].now == twin[m] &&
+                    b.members[m].resided == run + 1 &&
+                    b.members[m].settled == run + 1,
+                "run %d, bead %zu: %.17g, its twin %.17g", run, m,
+                b.members[m].now, twin[m]);
+  }
+  CHECK_MSG(b.failed == 0, "%d checks of the resident ops failed", b.failed);
+  ck__engine_destroy(engine);
+  ck__halo_free(&b.halo);
+  ck__domain_free(&b.domain);
+}
+
 int main(void) {
   if (!test_ref_members(devices, MEMBERS))
     return CHECK_DONE();
@@ -555,5 +744,6 @@ int main(void) {
   rebuilds(12, 12, 4, 2);
   crossings(40, 10, 3, 1);
   crossings(12, 12, 4, 2);
+  resident_ring();
   return CHECK_DONE();
 }

@@ -7,13 +7,14 @@
  * its reader checks against its size. The halo knows nothing of what a
  * message carries.
  *
- * Its steps (ck__halo_rebuild, ck__halo_forward, ck__halo_cross) run a
- * domain's exchanges stage after stage, as LAMMPS's Comm runs exchange,
- * borders and forward communication apart from the atoms: the workload's
- * ops (ck__halo_ops) choose, pack and append what crosses, on its
- * devices. An entry is of one of two kinds: a migrant, a unit that
- * changes hands whole, or a ghost, a copy of a unit within reach of a
- * border that the neighbour keeps.
+ * Its steps run a domain's exchanges apart from the physics, as
+ * LAMMPS's Comm runs exchange, borders and forward communication apart
+ * from the atoms: through the host stage after stage (ck__halo_rebuild,
+ * ck__halo_forward, ck__halo_cross), or device to device
+ * (ck__halo_reside, halo_resident.c). The workload's ops choose, pack and
+ * append what crosses, on its devices. An entry is of one of two kinds:
+ * a migrant, a unit that changes hands whole, or a ghost, a copy of a
+ * unit within reach of a border that the neighbour keeps.
  */
 #ifndef CK_FRAMEWORK_HALO_H
 #define CK_FRAMEWORK_HALO_H
@@ -174,7 +175,7 @@ ck_status ck__halo_pack(ck__halo *halo, size_t i);
 ck_status ck__halo_forward(ck__halo *halo);
 
 /* A crossing: migrants and ghosts each way in one message a stage; the
- * migrants stay ghosts where they left until the settle. */
+ * migrants stay ghosts where they left until the next crossing. */
 ck_status ck__halo_cross(ck__halo *halo);
 
 /* ---- resident steps -----------------------------------------------------
