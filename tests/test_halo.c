@@ -625,8 +625,9 @@ static int bead_waits(void *self, size_t i) {
   return 0;
 }
 
-static void bead_step(void *self, uint64_t k) {
+static void bead_step(void *self, uint64_t k, uint64_t count) {
   beads *b = self;
+  (void)count;
   b->failed += k != b->steps_seen;
   b->steps_seen += 1;
 }

@@ -202,9 +202,9 @@ typedef struct ck__halo_resident_ops {
   int (*offer)(void *self, size_t i, ck__window_offer *offer);
   /* Whether its device's steps can wait for their neighbours' tags. */
   int (*waits)(void *self, size_t i);
-  /* Before step k of a run of resident steps, and with k = count once
-   * its last is done (the calling thread). */
-  void (*step)(void *self, uint64_t k);
+  /* Before step k of a run of `count` resident steps, and with k =
+   * count once its last is done (the calling thread). */
+  void (*step)(void *self, uint64_t k, uint64_t count);
   /* A step's way out: what its neighbours read, packed; its tag (0:
    * none). */
   ck_status (*out)(void *self, size_t i, uint32_t tag);

@@ -187,13 +187,13 @@ ck_status ck__halo_reside(ck__halo *h, const ck__halo_resident_ops *ops,
   h->by_tags = by_tags(h, ops);
   *taken = count;
   for (uint64_t k = 0; k < count; ++k) {
-    ops->step(h->self, k);
+    ops->step(h->self, k, count);
     /* Tags only where the devices wait for them; 0 is always there. */
     call.tag = h->by_tags ? (uint32_t)k + 1u : 0u;
     CK_TRY(ck__engine_each(h->engine, out, &call));
     CK_TRY(ck__engine_each(h->engine, in, &call));
   }
-  ops->step(h->self, count); /* the last step is done */
+  ops->step(h->self, count, count); /* the last step is done */
   CK_TRY(ck__engine_each(h->engine, settle, &call));
 fail:
   /* NCCL's calls queued here may wait for partners that never come. */

@@ -80,10 +80,8 @@ struct ck__gas_spread {
   ck__halo halo;
   /* Resident steps (cells mode without the host): 1 once the members
    * have room for them (after a step through the host, at each start);
-   * the step's parity; a run's count of them, and 1 where its last is
-   * the call's last. */
+   * the step's parity; 1 where a run's last is the call's last. */
   int resident_ready, phase_parity;
-  uint64_t resident_count;
   int resident_last;
   int settled;             /* 1 while the last step's members have settled */
   uint32_t room_for_tests; /* CK__TEST_GAS_ROOM when it was made */

@@ -222,20 +222,20 @@ fail:
   return status;
 }
 
-/* Step k of a run of resident steps is next (k == resident_count: the
+/* Step k of a run of `count` resident steps is next (k == count: the
  * run is done): the step before it is done. */
-static void resident_step(void *self, uint64_t k) {
+static void resident_step(void *self, uint64_t k, uint64_t count) {
   ck__gas_spread *s = self;
   if (k > 0) {
     s->step += 1;
     s->resident_steps += 1;
   }
-  if (k == s->resident_count)
+  if (k == count)
     return;
   s->phase_move = 1;
   s->phase_step = s->step + 1;
   s->phase_parity = (int)(s->phase_step % 2);
-  s->phase_energy = s->resident_last && k + 1 == s->resident_count;
+  s->phase_energy = s->resident_last && k + 1 == count;
 }
 
 /* The step's way out, after its tag where its neighbours' devices wait
@@ -341,7 +341,6 @@ static const ck__halo_resident_ops gas_resident = {.reside = resident_reside,
  * the host from then on). */
 static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
                                 uint64_t *taken) {
-  s->resident_count = count;
   s->resident_last = last;
   return ck__halo_reside(&s->halo, &gas_resident, count, taken);
 }
