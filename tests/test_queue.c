@@ -445,6 +445,45 @@ done:
   ck_queue_destroy(elsewhere);
 }
 
+/* What a queue beside home has queued is done before home's later work
+ * where home follows its mark. The queue beside takes a long run of fills
+ * (1 GiB written, far longer on a GPU than the host takes to queue the
+ * rest), then a last fill of a few words, and marks; a read through home,
+ * which follows the mark, must see that last fill. */
+static void beside_order(const ck_device *device) {
+  enum { LONG = 128 << 20, FILLS = 8, FEW = 64 };
+  ck_queue *home = NULL, *beside = NULL;
+  ck_buffer *slow = NULL, *few = NULL;
+  uint32_t back[FEW / 4], zero = 0, last = 0xA5A5F00Du;
+  printf("marks order a queue beside home on %s\n", device->id);
+  CHECK_OK(ck_queue_create(device, &home));
+  if (home)
+    CHECK_OK(ck__queue_beside(home, &beside));
+  if (!beside)
+    goto done;
+  CHECK_OK(ck_buffer_create(home, LONG, &slow));
+  CHECK_OK(ck_buffer_create(home, FEW, &few));
+  if (!slow || !few)
+    goto done;
+  CHECK_OK(ck_buffer_fill(home, few, &zero, 4, 0, FEW, NULL));
+  CHECK_OK(ck_queue_finish(home));
+  for (uint32_t f = 0; f < FILLS; ++f)
+    CHECK_OK(ck_buffer_fill(beside, slow, &f, 4, 0, LONG, NULL));
+  CHECK_OK(ck_buffer_fill(beside, few, &last, 4, 0, FEW, NULL));
+  CHECK_OK(ck__queue_mark(beside));
+  CHECK_OK(ck__queue_follow(home, beside));
+  CHECK_OK(ck_buffer_read(home, few, 0, FEW, back, CK_BLOCKING, NULL));
+  int seen = 1;
+  for (int w = 0; w < FEW / 4; ++w)
+    seen &= back[w] == last;
+  CHECK(seen);
+done:
+  ck_buffer_destroy(slow);
+  ck_buffer_destroy(few);
+  ck_queue_destroy(beside);
+  ck_queue_destroy(home);
+}
+
 /* cl/peak.cl's multiply-add kernels against their host twins: for
  * ck_peak_fma (bench_gas's FP32 peak), work-item i's eight accumulators of
  * each lane start at 1e-6 i + 1e-3 lane + 0.1 j, take ITERATIONS rounds
@@ -1171,12 +1210,14 @@ int main(void) {
   ipc_refusals(&set.devices[0]);
   staging(&set.devices[0]);
   queue_beside(&set.devices[0]);
+  beside_order(&set.devices[0]);
   long opencl = test_opencl_device(&set);
   ref_peers(&set.devices[0], opencl >= 0 ? &set.devices[opencl] : NULL);
   if (opencl >= 0) {
     round_trips(&set.devices[opencl]);
     kernel_launch(&set.devices[opencl]);
     queue_beside(&set.devices[opencl]);
+    beside_order(&set.devices[opencl]);
     peak_kernel(&set.devices[opencl]);
     pocl_queues_take_turns(&set.devices[opencl]);
     foreign_buffers(&set.devices[0], &set.devices[opencl]);

@@ -260,8 +260,9 @@ struct gas_state {
   int border_known;
   /* A queue beside the member's own (ck__queue_beside; NULL where its
    * backend has none), made at its first use: it writes the ghosts'
-   * positions while the interior's forces run. aside_marked: its last
-   * mark not yet followed. */
+   * positions while the interior's forces run (its kernels' time, which
+   * overlaps theirs, is left out of the member's). aside_marked: its
+   * last mark not yet followed. */
   ck_queue *aside;
   int aside_tried, aside_marked;
   ck_buffer *member_list;   /* 2 sides x capacity slots, selected */

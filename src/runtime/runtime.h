@@ -63,7 +63,8 @@ int ck__device_has_tf32(const ck_device *device);
  * one state's work may run in two queues at once. Nothing orders the two
  * but marks: ck__queue_mark marks what `beside` has queued so far, and
  * ck__queue_follow makes home's later work wait for its last mark;
- * neither host waits. Errors: the backend's, CK_ERROR_OUT_OF_MEMORY. */
+ * neither host waits. Each keeps its own finish and kernel seconds (its
+ * kernels overlap home's). Errors: the backend's, CK_ERROR_OUT_OF_MEMORY. */
 ck_status ck__queue_beside(const ck_queue *home, ck_queue **queue);
 ck_status ck__queue_mark(ck_queue *beside);
 ck_status ck__queue_follow(ck_queue *home, ck_queue *beside);
