@@ -2546,8 +2546,9 @@ lists the spread took, and in one GPU's default. Both tables ran on
        gas_mode_rows(modes))}
 
 - Two members of 4M particles each take Verlet lists, as one GPU does.
-  A spread's members take them from 3,145,728 particles a member
-  (below).
+  On 41cc86f a spread's members took them from 3,145,728 particles a
+  member; now from 2²⁰ ("Cells or Verlet lists for a spread's
+  members").
 - One GPU's Verlet lists run {alone / cells:.2f} times as fast as its cells
   at 4M particles.
 - The notes' compute time is each member's kernel time over the steps.
@@ -2832,79 +2833,41 @@ turns: medians of three runs.
 - Two members on one GPU vary by 5% between runs, either tree."""
 
 
-GAS_MEMBER_LISTS = "h200x2-2026-11-30-gas-member-lists"
+GAS_MODES = "h200x2-2026-11-30-gas-modes"
 
 
-def h200x2_gas_member_lists():
-    """Cells against Verlet lists for a spread's members, by size; then
-    the default's threshold moved, in turns."""
-    rates = {}
-    for line in read(GAS_MEMBER_LISTS, "rates.txt").splitlines():
-        head, _, tail = line.partition(": ")
-        words = head.split()
-        rates.setdefault(tuple(words[:-1]), []).append(
-            float(tail.split()[0]))
-    median = {key: statistics.median(values) for key, values in rates.items()}
-    rows = []
-    for size in ("1048576", "2097152", "3145728", "4000000"):
-        alone = median[("alone", size, "verlet:0.5")]
-        row = [f"{int(size):,}", num(median[("alone", size, "cells")]),
-               num(alone)]
-        for way in ("process", "mpi"):
-            cells = median[(way, size, "cells")]
-            lists = median[(way, size, "verlet:0.5")]
-            row += [num(cells), num(lists), f"{lists / cells:.3f}",
-                    f"{50 * max(cells, lists) / alone:.1f}%"]
-        rows.append(row)
-    runs = tree_lines(GAS_MEMBER_LISTS, "turns.txt")
-    turns = [tree_row(runs, case, label) for case, label in (
-        ("proc 8.0M default", "4M a GPU, one process"),
-        ("mpi 8.0M default", "4M a GPU, MPI"),
-        ("proc 6.3M default", "3M a GPU, one process"),
-        ("mpi 6.3M default", "3M a GPU, MPI"),
-        ("proc 8M verlet:0.5", "8M, `verlet:0.5`, one process"),
-        ("proc 4M strong verlet:0.5", "4M, `verlet:0.5`, one process"),
-        ("alone 4M verlet:0.5", "one GPU, 4M, `verlet:0.5`"))]
-    for row in turns[:4]:
-        row[-1] = "no: cells → Verlet lists"
-    alone = median[("alone", "4000000", "verlet:0.5")]
-    default = {way: median[(way, "4000000", "verlet:0.5")]
-               for way in ("process", "mpi")}
+def h200x2_gas_modes():
+    """Cells against Verlet lists for a spread's members, by size."""
+    rows, ratios = {}, []
+    for line in read(GAS_MODES, "modes.txt").splitlines():
+        size, way, cells, lists, ratio = line.split(" | ")
+        size = int(size.split()[0])
+        row = rows.setdefault(size, [f"{size:,}"])
+        row += [num(cells.split()[1]), num(lists.split()[1]),
+                ratio.split()[1]]
+        ratios.append(float(ratio.split()[1]))
     return f"""### Cells or Verlet lists for a spread's members
 
 A gas spread over both GPUs, each member with cell lists or with Verlet
-lists (skin 0.5), by its particles; one GPU alone beside them. Medians
-of three runs. The efficiency is the faster mode's rate over twice one
-GPU's Verlet rate.
+lists (skin 0.5), by its particles. The modes ran in turns: medians of
+three runs after an untimed one.
 
-{source([(GAS_MEMBER_LISTS, "rates.txt"), (GAS_MEMBER_LISTS, "turns.txt"),
-         (GAS_MEMBER_LISTS, "run.txt")],
-        "2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
-        "Open MPI 4.1.6",
-        "2026-11-30",
+{source([(GAS_MODES, "modes.txt"), (GAS_MODES, "run.txt")],
+        H200X2_DRIVER, "2026-11-30",
         "`clkit run gas --particles 2N --steps 1000 --neighbors "
         "cells|verlet:0.5 --device cuda:0,cuda:1 --spread --shares 1,1 "
         "--log-every 0 --json --quiet`, and `mpirun -np 2` with `--device "
         "cuda`")}
 
-{table(["particles a member", "one GPU, cells", "one GPU, Verlet",
-        "process, cells", "process, Verlet", "Verlet / cells", "efficiency",
-        "MPI, cells", "MPI, Verlet", "Verlet / cells", "efficiency"], rows)}
+{table(["particles a member", "process, cells", "process, Verlet",
+        "Verlet / cells", "MPI, cells", "MPI, Verlet", "Verlet / cells"],
+       list(rows.values()))}
 
-- Verlet lists break even at about 3M particles a member in one
-  process, and lead from about 2.5M over MPI.
-- So `--neighbors auto` takes them for a spread's members from
-  3,145,728 particles a member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`).
-  At 4,000,000 a member they reach {50 * default["process"] / alone:.1f}%
-  (one process) and {50 * default["mpi"] / alone:.1f}% (MPI) of twice
-  one GPU's rate.
-- This default beside dafeae1's (Verlet lists from 2²² particles a
-  member), run in turns; medians of three:
-
-{table(["run", "dafeae1", "now", "now / dafeae1", "same E, P"], turns)}
-
-- The last three rows ask for their mode: they give the spread between
-  turns."""
+- Verlet lists lead at every size here, by {min(ratios):.3f} times or
+  more.
+- So `--neighbors auto` takes them for a spread's members from 2²⁰
+  particles a member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`), as for one
+  GPU alone."""
 
 
 GAS_BORDER = "h200x2-2026-11-30-gas-border"
@@ -3012,8 +2975,8 @@ medians of five runs after an untimed one.
 
 - Energies and pressures were {"the same bits" if same else "not equal"} in every pair.
 - The last row takes 2M particles a GPU, its efficiency over twice one
-  GPU at 4M. Its members take cell lists (`--neighbors auto` below
-  3,145,728 a member), which this leaves alone.
+  GPU at 4M. Its members took cell lists in both trees (`--neighbors
+  auto` then chose Verlet lists from 3,145,728 a member).
 - Smaller members, Verlet lists asked for (`--neighbors verlet:0.5`),
   2000 steps, every slab member beside (small.txt). Energies were
   {"the same in both trees" if alike else "not equal"}:
@@ -3090,12 +3053,11 @@ def h200x2_engine_all():
     return f"""### Every spread before the member engine and now
 
 Each workload alone and spread over both GPUs, on the tree before the
-member engine (6186d43, each workload its own spread) and now:
-6cbfe1b, and b53e4db for the gas (run.txt says why). Both trees of a
-row were built in one call and run in turns: medians of three runs
-after an untimed one (five for the MLP and the gas). The efficiency is
-the rate over twice one GPU's; the strong gas rows spread one GPU's 4M
-particles.
+member engine (6186d43, each workload its own spread) and now
+(13c85e3; run.txt says what the PSO, GA, ACO and MLP ran). Both trees
+of a row were built in one call and run in turns: medians of three
+runs after an untimed one. The efficiency is the rate over twice one
+GPU's; the strong gas rows spread one GPU's 4M particles.
 
 {source([(ENGINE_ALL, "turns.txt"), (ENGINE_ALL, "run.txt"),
          (ENGINE_ALL, "machine.txt")],
@@ -3111,18 +3073,18 @@ particles.
 
 - Results: the ACO's tours and the MLP's accuracy were the same on
   both trees. The PSO's and the GA's bests are now evaluated in double
-  on the host (ad8ec47). Their positions were the same bits where the
-  logs kept them: every GA run, and the PSO alone.
-- One GPU's gas ended at the same energy and pressure on both trees.
-  The spreads' differ from the 6th digit: commit 1497a39 moved the
+  on the host (ad8ec47): they differ from the 7th significant digit.
+- One GPU's gas in cells ended at the same energy and pressure on both
+  trees. The spreads' differ from the 6th digit: commit 1497a39 moved the
   slabs' border (shares dealt by the largest remainder). On ref, it
   is the only commit since 6186d43 that changes them.
-- By default, one GPU alone now takes Verlet lists, and so do a
-  spread's members from 3,145,728 particles a member: 4M a member
-  does (one process, MPI), 2M does not (4M in all).
+- By default, one GPU alone now takes Verlet lists. On 13c85e3 a
+  spread's members took them from 3,145,728 particles a member: 4M a
+  member did (one process, MPI), 2M did not (4M in all). They now take
+  them from 2²⁰ ("Cells or Verlet lists for a spread's members").
 - So the default's efficiency now compares with one GPU's Verlet
   lists. Its rates grew: {gain("process"):+.1f}% in one process,
-  {gain("mpi"):+.1f}% over MPI, {gain("strong"):+.1f}% at 4M in all."""
+  {gain("mpi"):+.1f}% over MPI."""
 
 
 # ---- the page -------------------------------------------------------------
@@ -3148,7 +3110,7 @@ SECTIONS = [
     ("2 NVIDIA H200", [h200x2_scaling, h200x2_gas_scaling, h200x2_gas_border,
                         h200x2_halo, h200x2_gas_aside,
                         h200x2_aco_engine, h200x2_gas_engine,
-                        h200x2_gas_verlet_host, h200x2_gas_member_lists,
+                        h200x2_gas_verlet_host, h200x2_gas_modes,
                         h200x2_mlp_epochs, h200x2_engine_all]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),

@@ -67,11 +67,10 @@ typedef enum ck_gas_neighbors {
 
 #define CK_GAS_AUTO_SKIN 0.5
 #define CK_GAS_AUTO_VERLET_FROM (1u << 20)
-/* A spread member's Verlet steps wait on the host each step; on two
- * H200s their lists matched cells at 3M particles a member in one
- * process and beat them by 10% over MPI; at 4M, by 7% and 12%
+/* On two H200s a spread member's Verlet lists beat cells from 2^20
+ * particles a member: by 4% there, by 13-19% at 1.5M and 2M
  * (bench/RESULTS.md). */
-#define CK_GAS_AUTO_VERLET_MEMBER_FROM 3145728u
+#define CK_GAS_AUTO_VERLET_MEMBER_FROM CK_GAS_AUTO_VERLET_FROM
 
 typedef enum ck_gas_thermostat {
   CK_GAS_NVE = 0,

@@ -302,8 +302,8 @@ fail:
 
 /* Verlet lists only where they would be accepted had they been asked
  * for. On an H200 at density 0.7, Verlet lists with skin 0.5 and cells
- * broke even at about 1M particles alone, and at about 4M a member of a
- * spread over two (bench/RESULTS.md). */
+ * broke even at about 1M particles alone; over two, lists led from 1M a
+ * member (bench/RESULTS.md). */
 void ck__gas_pick_neighbors(const ck__gas_place *place, ck_gas_config *c) {
   if (c->neighbors != CK_GAS_NEIGHBORS_AUTO)
     return;
