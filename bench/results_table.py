@@ -2838,21 +2838,33 @@ GAS_MODES = "h200x2-2026-11-30-gas-modes"
 
 def h200x2_gas_modes():
     """Cells against Verlet lists for a spread's members, by size."""
-    rows, ratios = {}, []
+    sizes, ratios = {}, []
     for line in read(GAS_MODES, "modes.txt").splitlines():
         size, way, cells, lists, ratio = line.split(" | ")
         size = int(size.split()[0])
-        row = rows.setdefault(size, [f"{size:,}"])
+        row = sizes.setdefault(size, [f"{size:,}"])
         row += [num(cells.split()[1]), num(lists.split()[1]),
                 ratio.split()[1]]
         ratios.append(float(ratio.split()[1]))
+    labels = {("gas-1m", "one"): "one GPU, 2²⁰",
+              ("gas-1m", "process"): "two GPUs, one process, 2²⁰ a GPU",
+              ("gas-1m", "mpi"): "two GPUs, MPI, 2²⁰ a GPU",
+              ("gas-auto", "one"): "one GPU, 4M",
+              ("gas-auto", "strong"): "two GPUs, one process, 4M in all"}
+    rows, _ = turns_rows(GAS_MODES, "default.txt",
+                         lambda case, kind: [labels[case, kind]])
+    alone = [line.split(" | ")[2:] for line in
+             read(GAS_MODES, "default.txt").splitlines()
+             if " | one | " in line]
+    same = all(a[a.index("{"):] == b[b.index("{"):] for a, b in alone)
     return f"""### Cells or Verlet lists for a spread's members
 
 A gas spread over both GPUs, each member with cell lists or with Verlet
 lists (skin 0.5), by its particles. The modes ran in turns: medians of
 three runs after an untimed one.
 
-{source([(GAS_MODES, "modes.txt"), (GAS_MODES, "run.txt")],
+{source([(GAS_MODES, "modes.txt"), (GAS_MODES, "default.txt"),
+         (GAS_MODES, "run.txt")],
         H200X2_DRIVER, "2026-11-30",
         "`clkit run gas --particles 2N --steps 1000 --neighbors "
         "cells|verlet:0.5 --device cuda:0,cuda:1 --spread --shares 1,1 "
@@ -2861,13 +2873,19 @@ three runs after an untimed one.
 
 {table(["particles a member", "process, cells", "process, Verlet",
         "Verlet / cells", "MPI, cells", "MPI, Verlet", "Verlet / cells"],
-       list(rows.values()))}
+       list(sizes.values()))}
 
-- Verlet lists lead at every size here, by {min(ratios):.3f} times or
-  more.
+- Verlet lists lead at every size here, by {min(ratios):.3f} times or more.
 - So `--neighbors auto` takes them for a spread's members from 2²⁰
   particles a member (`CK_GAS_AUTO_VERLET_MEMBER_FROM`), as for one
-  GPU alone."""
+  GPU alone. It took them from 3,145,728 on 13c85e3.
+- The default on 13c85e3 and now (ea1fb57), in turns in a second call
+  (default.txt): medians of three runs after an untimed one. The
+  efficiency is over twice one GPU's rate at the size a member; the
+  strong row spreads one GPU's 4M particles. One GPU's runs ended at
+  {"the same" if same else "other"} energies and pressures in both trees.
+
+{table(["run", "13c85e3", "efficiency", "now", "efficiency"], rows)}"""
 
 
 GAS_BORDER = "h200x2-2026-11-30-gas-border"
