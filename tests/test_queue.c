@@ -258,6 +258,21 @@ static void ref_runs_no_kernels(const ck_device *device) {
   ck_queue_destroy(queue);
 }
 
+/* ck_selfcheck_generate's arguments: WORDS values and their bits from
+ * GENERATE_SEED, at pass `pass`. */
+#define GENERATE_SEED 0x0123456789ABCDEFull
+static void set_generate_args(ck_kernel *kernel, ck_buffer *values,
+                              ck_buffer *bits, uint32_t pass) {
+  uint32_t count = WORDS, low = (uint32_t)GENERATE_SEED,
+           high = (uint32_t)(GENERATE_SEED >> 32);
+  CHECK_OK(ck_kernel_set_buffer(kernel, 0, values));
+  CHECK_OK(ck_kernel_set_buffer(kernel, 1, bits));
+  CHECK_OK(ck_kernel_set_value(kernel, 2, sizeof count, &count));
+  CHECK_OK(ck_kernel_set_value(kernel, 3, sizeof low, &low));
+  CHECK_OK(ck_kernel_set_value(kernel, 4, sizeof high, &high));
+  CHECK_OK(ck_kernel_set_value(kernel, 5, sizeof pass, &pass));
+}
+
 /* The generate kernel must reproduce the host's Philox words exactly. */
 static void kernel_launch(const ck_device *device) {
   ck_queue *queue = NULL;
@@ -291,14 +306,8 @@ static void kernel_launch(const ck_device *device) {
   if (!kernel || !values || !bits)
     goto done;
   uint32_t count = WORDS, pass = 3;
-  uint64_t seed = 0x0123456789ABCDEFull;
-  uint32_t seed_low = (uint32_t)seed, seed_high = (uint32_t)(seed >> 32);
-  CHECK_OK(ck_kernel_set_buffer(kernel, 0, values));
-  CHECK_OK(ck_kernel_set_buffer(kernel, 1, bits));
-  CHECK_OK(ck_kernel_set_value(kernel, 2, sizeof count, &count));
-  CHECK_OK(ck_kernel_set_value(kernel, 3, sizeof seed_low, &seed_low));
-  CHECK_OK(ck_kernel_set_value(kernel, 4, sizeof seed_high, &seed_high));
-  CHECK_OK(ck_kernel_set_value(kernel, 5, sizeof pass, &pass));
+  uint64_t seed = GENERATE_SEED;
+  set_generate_args(kernel, values, bits, pass);
   size_t local = 64, global = (WORDS / 4 + 64) / 64 * 64, odd = 100;
   CHECK(ck_queue_launch(queue, kernel, 1, &odd, &local, NULL) ==
         CK_ERROR_INVALID_ARGUMENT);
@@ -413,13 +422,7 @@ static void queue_beside(const ck_device *device) {
   CHECK_OK(ck_buffer_create(home, sizeof back, &bits));
   if (!kernel || !values || !bits)
     goto done;
-  uint32_t count = WORDS, pass = 5, low = 0x89ABCDEFu, high = 0x01234567u;
-  CHECK_OK(ck_kernel_set_buffer(kernel, 0, values));
-  CHECK_OK(ck_kernel_set_buffer(kernel, 1, bits));
-  CHECK_OK(ck_kernel_set_value(kernel, 2, sizeof count, &count));
-  CHECK_OK(ck_kernel_set_value(kernel, 3, sizeof low, &low));
-  CHECK_OK(ck_kernel_set_value(kernel, 4, sizeof high, &high));
-  CHECK_OK(ck_kernel_set_value(kernel, 5, sizeof pass, &pass));
+  set_generate_args(kernel, values, bits, 5);
   size_t local = 64, global = (WORDS / 4 + 64) / 64 * 64;
   CHECK_OK(ck_queue_launch(home, kernel, 1, &global, &local, NULL));
   CHECK_OK(ck_buffer_read(home, bits, 0, sizeof on_home, on_home, CK_BLOCKING,
