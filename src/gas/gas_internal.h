@@ -113,8 +113,7 @@ typedef struct ck__gas_steps {
    * forces into part_mark (ck_gas_member_part), by the borders of its
    * slab along x and y (borders[0..3]: lo_x, hi_x, lo_y, hi_y); each
    * border slot into border_slots, flags[3] counting them from 0. */
-  ck_status (*parts)(gas_state *state, const double borders[4],
-                     double reach);
+  ck_status (*parts)(gas_state *state, const double borders[4], double reach);
   ck_status (*census)(gas_state *state, uint64_t census[3]);
   ck_status (*scale)(gas_state *state, double factor);
   /* A cells-mode member's step out, which comes every step: with move 1
@@ -124,12 +123,9 @@ typedef struct ck__gas_steps {
    * hi, near lo, near hi) as ck_gas_member_put lays them out
    * (message_capacity entries a region; x plus shift[0] toward the
    * previous member, shift[1] toward the next), counted in
-   * member_counts[region] (on the device; again as ck_gas_member_leave's).
-   * enter: the inbox's first count entries (words,
-   * and 4 reals each: position, velocity) into the slots from first. */
+   * member_counts[region] (on the device; again as ck_gas_member_leave's). */
   ck_status (*leave)(gas_state *state, int move, double lo, double hi,
                      double reach, const double shift[2], int again, int stage);
-  ck_status (*enter)(gas_state *state, uint32_t first, uint32_t count);
   /* A resident member's step (state->resident; ck_gas.h): leave packs
    * into the half of the outbox and the counts of state->parity, and
    * neighbors and forces take their slot counts from the control words.
@@ -248,7 +244,7 @@ struct gas_state {
   /* Words at the packed inbox's start that stay when it is made anew (a
    * grid's stage 0 ghosts, which its sort looks for), until the sort. */
   uint32_t inbox_kept;
-  ck_buffer *id_snapshot;   /* the words before a grid's stage 1 step out */
+  ck_buffer *id_snapshot; /* the words before a grid's stage 1 step out */
   /* A Verlet member's forces in parts (ck_gas_member_part): the part the
    * next forces take (0: all), each slot's part (slots words), and the
    * border's slots listed (border_count of them, flags[3] on the device,
@@ -269,8 +265,7 @@ struct gas_state {
   ck_buffer *member_counts; /* 4 words: each side's or region's count,
                              * and [2] an accept's stray after it */
   ck_buffer *out_real;      /* 4 x capacity x 4 reals: the outbox */
-  ck_buffer *in_word;       /* inbox_capacity words: the inbox */
-  ck_buffer *in_real;       /* inbox_capacity x 4 reals */
+  ck_buffer *in_real;       /* inbox_capacity x 4 reals: the inbox */
   ck_buffer *export_slots;  /* 4 x capacity: the slots sent, a stage's
                              * sides one after the other in its two
                              * capacities (and so in out_real) */
@@ -292,7 +287,7 @@ struct gas_state {
   uint32_t leave_guess[4];
   ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
-      *enter_kernel, *post_kernel, *accept_kernel, *parts_kernel;
+      *post_kernel, *accept_kernel, *parts_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),
@@ -340,8 +335,6 @@ ck_status ck__gas_opencl_scale(gas_state *state, double factor);
 ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
                                double reach, const double shift[2], int again,
                                int stage);
-ck_status ck__gas_opencl_enter(gas_state *state, uint32_t first,
-                               uint32_t count);
 
 extern const ck__gas_steps ck__gas_ref_steps_f32;
 extern const ck__gas_steps ck__gas_ref_steps_f64;
@@ -571,13 +564,6 @@ ck_queue *ck__gas_member_queue(ck_gas *member);
  * with more (a quarter to spare), its slots in use copied; *member then
  * changes. */
 ck_status ck__gas_member_reserve(ck_gas **member, size_t slots);
-/* Appends count own slots in two calls: inbox gives room in the member's
- * host memory for their ids (*words) and 4 floats each (*reals: position
- * and velocity), which the caller fills; enter puts them after the slots
- * in use. Room must be reserved. */
-ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
-                               float **reals);
-ck_status ck__gas_member_enter(ck_gas *member, size_t count);
 /* The own slots that leave the slab [lo, hi) (mode 0: in stage 0
  * ghosts are dropped too) or lie within reach of a border (mode 1: in
  * stage 1 stage 0's ghosts too), along the stage's axis, each side's

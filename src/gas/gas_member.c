@@ -20,7 +20,7 @@
  * with 4 regions of entries for a cells-mode member's step out), whether
  * they are reals (else words), and its name. */
 #define OUTBOX_BUFFERS 6
-#define MESSAGE_BUFFERS 10
+#define MESSAGE_BUFFERS 9
 #define PACKED_OUTBOX 4
 
 /* The packed outbox has two halves (ck_gas_packed_half): a resident step
@@ -36,7 +36,6 @@ static const struct {
                              {4, 0, 0, "export slots"},
                              {2 * CK_GAS_PACKED_WORDS, 0, 0, "packed outbox"},
                              {0, CK_GAS_CONTROL_WORDS, 0, "member control"},
-                             {1, 0, 0, "inbox words"},
                              {4, 0, 1, "inbox"},
                              {1, 0, 0, "ghost slots"},
                              {CK_GAS_ENTRY_WORDS, 0, 0, "packed inbox"}};
@@ -45,8 +44,7 @@ static ck_buffer **message_buffer(gas_state *state, int which) {
   ck_buffer **buffers[MESSAGE_BUFFERS] = {
       &state->member_list,  &state->member_counts, &state->out_real,
       &state->export_slots, &state->out_packed,    &state->member_control,
-      &state->in_word,      &state->in_real,       &state->ghost_slots,
-      &state->in_packed};
+      &state->in_real,      &state->ghost_slots,   &state->in_packed};
   return buffers[which];
 }
 
@@ -136,7 +134,7 @@ ck_status ck__gas_member_messages(gas_state *state, uint32_t messages) {
                              4 * (size_t)ck_gas_kept_at(s, messages), 4 * side,
                              kept + s * side, CK_BLOCKING, NULL));
   }
-  if (!state->in_word) {
+  if (!state->in_real) {
     CK_TRY(make_buffers(state, OUTBOX_BUFFERS, MESSAGE_BUFFERS, 2 * messages));
     state->inbox_capacity = 2 * messages;
   }
@@ -167,7 +165,7 @@ ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries) {
     return ck__fail(CK_ERROR_UNSUPPORTED, "%zu entries received", entries);
   uint32_t grown = (uint32_t)(entries + entries / 2);
   /* Pending writes from the staging go to the old inbox first. */
-  CK_TRY(ck__staging_settle(&state->staging, state->queue));
+  CK_TRY(ck__staging_settle(&state->staging));
   CK_TRY(read_kept_inbox(state, &kept));
   CK_TRY(make_buffers(state, OUTBOX_BUFFERS, MESSAGE_BUFFERS, grown));
   state->inbox_capacity = grown;

@@ -17,48 +17,6 @@ static uint32_t exports_at(const gas_state *state, int stage, int side,
   return (uint32_t)(2 * stage) * state->message_capacity + (side ? before : 0);
 }
 
-ck_status ck__gas_member_inbox(ck_gas *member, size_t count, uint32_t **words,
-                               float **reals) {
-  ck_status status = CK_OK;
-  gas_state *state = &member->state;
-  if (state->particles + count > member->config.particles)
-    return ck__fail(CK_ERROR_INVALID_ARGUMENT,
-                    "a member of %zu slots given %zu more to its %u",
-                    member->config.particles, count, state->particles);
-  /* The writes read the staging after they are asked for: one still
-   * pending is waited for before it is filled again. */
-  ck__staging *staging = &state->staging;
-  CK_TRY(ck__staging_settle(staging, state->queue));
-  CK_TRY(ck__gas_member_inbox_room(state, count));
-  CK_TRY(ck__staging_hold(staging, state->queue, &staging->write,
-                          &staging->write_bytes,
-                          count * (4 * sizeof(float) + sizeof(uint32_t))));
-  *words = staging->write;
-  *reals = (float *)(*words + count);
-fail:
-  return status;
-}
-
-ck_status ck__gas_member_enter(ck_gas *member, size_t count) {
-  ck_status status = CK_OK;
-  gas_state *state = &member->state;
-  uint32_t *words = state->staging.write;
-  float *reals = (float *)(words + count);
-  if (count == 0)
-    return CK_OK;
-  /* The second write's event stands for both (ck__staging). */
-  CK_TRY(ck_buffer_write(state->queue, state->in_word, 0, 4 * count, words,
-                         CK_NONBLOCKING, NULL));
-  state->staging.pending = 1; /* until the event is made */
-  CK_TRY(ck_buffer_write(state->queue, state->in_real, 0, 16 * count, reals,
-                         CK_NONBLOCKING, &state->staging.written));
-  state->staging.pending = 0;
-  CK_TRY(member->steps->enter(state, state->particles, (uint32_t)count));
-  state->particles += (uint32_t)count;
-fail:
-  return status;
-}
-
 ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
                                 double reach, int stage, uint32_t counts[2]) {
   ck_status status = CK_OK;

@@ -229,19 +229,3 @@ ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
 fail:
   return status;
 }
-
-ck_status ck__gas_opencl_enter(gas_state *state, uint32_t first,
-                               uint32_t count) {
-  if (count == 0)
-    return CK_OK;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->enter_kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, first);
-  ck_kernel_args_buffer(&args, state->in_word);
-  ck_kernel_args_buffer(&args, state->in_real);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  return ck__gas_opencl_launch(state, &args, count, state->group);
-}

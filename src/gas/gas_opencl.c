@@ -190,7 +190,6 @@ static ck_status create_member_kernels(gas_state *state) {
                             {"ck_gas_member_census", &state->census_kernel},
                             {"ck_gas_member_scale", &state->scale_kernel},
                             {"ck_gas_member_leave", &state->leave_kernel},
-                            {"ck_gas_member_enter", &state->enter_kernel},
                             {"ck_gas_member_post", &state->post_kernel},
                             {"ck_gas_member_accept", &state->accept_kernel},
                             {"ck_gas_member_parts", &state->parts_kernel}};
@@ -758,9 +757,8 @@ static void opencl_teardown(gas_state *state) {
                           state->gather_kernel,     state->mark_kernel,
                           state->locate_kernel,     state->unpack_kernel,
                           state->census_kernel,     state->scale_kernel,
-                          state->leave_kernel,      state->enter_kernel,
-                          state->post_kernel,       state->accept_kernel,
-                          state->parts_kernel};
+                          state->leave_kernel,      state->post_kernel,
+                          state->accept_kernel,     state->parts_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);
@@ -789,5 +787,4 @@ const ck__gas_steps ck__gas_opencl_steps = {
     .census = ck__gas_opencl_census,
     .scale = ck__gas_opencl_scale,
     .leave = ck__gas_opencl_leave,
-    .enter = ck__gas_opencl_enter,
 };

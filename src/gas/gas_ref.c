@@ -365,10 +365,10 @@ static ck_status ref_parts(gas_state *state, const double borders[4],
   uint32_t *border_slots = ck__words(state->border_slots);
   uint32_t *flags = ck__words(state->flags);
   for (uint32_t k = 0; k < state->particles; ++k) {
-    part_mark[k] = ck_gas_member_part(
-        position[2 * k], position[2 * k + 1], id[k], (ck_real)borders[0],
-        (ck_real)borders[1], (ck_real)borders[2], (ck_real)borders[3],
-        (ck_real)reach);
+    part_mark[k] = ck_gas_member_part(position[2 * k], position[2 * k + 1],
+                                      id[k], (ck_real)borders[0],
+                                      (ck_real)borders[1], (ck_real)borders[2],
+                                      (ck_real)borders[3], (ck_real)reach);
     if (part_mark[k] == CK_GAS_PART_BORDER)
       border_slots[flags[3]++] = k;
   }
@@ -428,23 +428,6 @@ static ck_status ref_leave(gas_state *state, int move, double lo, double hi,
                         velocity[2 * k + 1]);
     }
     id[k] = word;
-  }
-  return CK_OK;
-}
-
-static ck_status ref_enter(gas_state *state, uint32_t first, uint32_t count) {
-  ck_real *position = ck__reals(state->position);
-  ck_real *velocity = ck__reals(state->velocity);
-  uint32_t *id = ck__words(state->id);
-  const uint32_t *in_word = ck__words(state->in_word);
-  const ck_real *in_real = ck__reals(state->in_real);
-  for (uint32_t e = 0; e < count; ++e) {
-    uint32_t slot = first + e;
-    position[2 * slot] = in_real[4 * e];
-    position[2 * slot + 1] = in_real[4 * e + 1];
-    velocity[2 * slot] = in_real[4 * e + 2];
-    velocity[2 * slot + 1] = in_real[4 * e + 3];
-    id[slot] = in_word[e];
   }
   return CK_OK;
 }
@@ -525,6 +508,5 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .census = ref_census,
     .scale = ref_scale,
     .leave = ref_leave,
-    .enter = ref_enter,
     .pull = ref_pull,
 };

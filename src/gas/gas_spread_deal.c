@@ -105,29 +105,35 @@ static ck_status count_slab(void *context, size_t i) {
 ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
   const ck_gas_config *c = &s->config;
-  const double *positions = s->deal_positions;
   const double *velocities = s->deal_velocities;
   int a = s->domain.axis;
   size_t own = s->halo.members[i].own, at = 0;
-  uint32_t *words = NULL;
-  float *reals = NULL;
+  ck_gas *made = m->gas;
+  /* Its particles arrive as migrants from no side, packed as a
+   * neighbour packs them (ck_gas.h's layout). */
+  uint32_t *entries = malloc(4 * CK_GAS_ENTRY_WORDS * (own ? own : 1));
+  if (!entries)
+    CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
+            own);
   CK_TRY(ck__gas_member_build(m->gas));
-  CK_TRY(ck__gas_member_inbox(m->gas, own, &words, &reals));
+  CK_TRY(ck__gas_member_expect(&m->gas, own, 0));
+  assert(m->gas == made); /* made to hold them: its queue stays the run's */
   for (size_t k = 0; k < c->particles && at < own; ++k) {
     double uv[2];
-    ck__domain_point(&s->domain, positions, k, uv);
-    if (!ck__domain_holds(&s->domain, m->place, uv))
-      continue;
-    words[at] = (uint32_t)k;
-    reals[4 * at] = (float)(uv[0] - m->place[0].origin);
-    reals[4 * at + 1] = (float)(uv[1] - m->place[1].origin);
-    reals[4 * at + 2] = (float)velocities[2 * k + (size_t)a];
-    reals[4 * at + 3] = (float)velocities[2 * k + 1 - (size_t)a];
-    ++at;
+    ck__domain_point(&s->domain, s->deal_positions, k, uv);
+    if (ck__domain_holds(&s->domain, m->place, uv))
+      ck_gas_member_put(entries, (uint32_t)own, 0, (uint32_t)at++, (uint32_t)k,
+                        uv[0] - m->place[0].origin, uv[1] - m->place[1].origin,
+                        velocities[2 * k + (size_t)a],
+                        velocities[2 * k + 1 - (size_t)a]);
   }
   assert(at == own); /* count_slab counted them with the same test */
-  CK_TRY(ck__gas_member_enter(m->gas, own));
+  const uint32_t migrants[2] = {(uint32_t)own, 0}, none[2] = {0, 0};
+  const void *const in[2] = {entries, NULL};
+  CK_TRY(ck__gas_member_admit(m->gas, migrants, none, in, -INFINITY, INFINITY,
+                              0, 0, &m->stray));
 fail:
+  free(entries);
   return status;
 }
 

@@ -89,17 +89,13 @@ ck_status ck__buffer_make_zeroed(ck_queue *queue, size_t count, size_t size,
   return status;
 }
 
-ck_status ck__staging_settle(ck__staging *s, ck_queue *queue) {
+ck_status ck__staging_settle(ck__staging *s) {
   ck_status status = CK_OK;
   if (s->written) {
     status = ck_event_wait(s->written);
     ck_event_destroy(s->written);
     s->written = NULL;
   }
-  if (status == CK_OK && s->pending)
-    status = ck_queue_finish(queue);
-  if (status == CK_OK)
-    s->pending = 0;
   return status;
 }
 
@@ -109,7 +105,7 @@ ck_status ck__staging_hold(ck__staging *s, ck_queue *queue, void **memory,
   assert(memory == &s->write || memory == &s->read);
   if (bytes <= *capacity)
     return CK_OK;
-  CK_TRY(ck__staging_settle(s, queue));
+  CK_TRY(ck__staging_settle(s));
   ck__host_free(queue, *memory);
   *memory = NULL;
   *capacity = 0;
@@ -128,7 +124,7 @@ ck_status ck__staging_write(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
     bytes += sizes[k];
   if (bytes == 0)
     return CK_OK;
-  CK_TRY(ck__staging_settle(s, queue));
+  CK_TRY(ck__staging_settle(s));
   CK_TRY(ck__staging_hold(s, queue, &s->write, &s->write_bytes, bytes));
   unsigned char *at = s->write;
   for (int k = 0; k < n; ++k)
@@ -136,7 +132,7 @@ ck_status ck__staging_write(ck__staging *s, ck_queue *queue, ck_buffer *buffer,
       memcpy(at, pieces[k], sizes[k]);
       at += sizes[k];
     }
-  assert(!s->written && !s->pending);
+  assert(!s->written);
   CK_TRY(ck_buffer_write(queue, buffer, offset, bytes, s->write, CK_NONBLOCKING,
                          &s->written));
 fail:
@@ -178,7 +174,7 @@ fail:
 void ck__staging_free(ck__staging *s, ck_queue *queue) {
   if (queue) {
     /* Writes from it may be pending: they end before it goes. */
-    if (s->pending || s->written)
+    if (s->written)
       ck_queue_finish(queue);
     ck_event_destroy(s->written);
     ck__host_free(queue, s->write);

@@ -226,9 +226,8 @@ void ck__host_free(ck_queue *queue, void *pointer);
  * buffers go from without a wait (write, write_bytes of it), and reads
  * for the host go to (read). Writes queued from it may read it until the
  * queue has done them. `written` is the event of the last (the queue
- * keeps their order), waited for before the write side is filled again;
- * pending 1 where one was queued without an event, which waits for the
- * whole queue. Waiting for the queue's later work would stall the host.
+ * keeps their order), waited for before the write side is filled again:
+ * waiting for the queue's later work would stall the host.
  * Zeroed: empty. The caller keeps the queue it was made on, and frees it
  * there.
  */
@@ -236,7 +235,6 @@ typedef struct ck__staging {
   void *write, *read;
   size_t write_bytes, read_bytes;
   ck_event *written;
-  int pending;
 } ck__staging;
 
 /* At least `bytes` in *memory (*capacity bytes of one side of s), made
@@ -245,7 +243,7 @@ typedef struct ck__staging {
 ck_status ck__staging_hold(ck__staging *s, ck_queue *queue, void **memory,
                            size_t *capacity, size_t bytes);
 /* Waits for the writes pending from s, if any. */
-ck_status ck__staging_settle(ck__staging *s, ck_queue *queue);
+ck_status ck__staging_settle(ck__staging *s);
 /* Writes n pieces (sizes[k] bytes from pieces[k]) one after another to
  * buffer from byte `offset`: copied once into s's write side (once the
  * writes pending from it are done), then one write from it without a
