@@ -1011,10 +1011,23 @@ static ck_status generate_arguments(ck_kernel_args *args, ck_kernel *kernel,
   return ck_kernel_args_u32(args, pass);
 }
 
+/* ck__kernel_args_list with its values given in place. */
+static ck_status list_arguments(ck_kernel_args *args, int double_precision,
+                                const char *kinds, ...) {
+  va_list values;
+  va_start(values, kinds);
+  ck_status status =
+      ck__kernel_args_list(args, double_precision, kinds, values);
+  va_end(values);
+  return status;
+}
+
 /* ck_kernel_args: a whole sequence launches as numbered calls do; a
  * cursor at a named position sets one argument again; the end refuses
  * too few arguments, a sequence keeps its first failure (later calls do
- * nothing), and one past the kernel's last is refused. */
+ * nothing), and one past the kernel's last is refused. A list
+ * (ck__kernel_args_list) sets what the calls set, is counted the same,
+ * and refuses an unknown letter. */
 static void kernel_args_cursor(const ck_device *device) {
   ck_queue *queue = NULL, *second = NULL;
   ck_program *program = NULL;
@@ -1049,6 +1062,30 @@ static void kernel_args_cursor(const ck_device *device) {
   CHECK_OK(ck_kernel_args_u32(&args, 8));
   CHECK_OK(ck_kernel_args_end(&args));
   CHECK(generate_differs(queue, kernel, bits, count, seed, 8) == 0);
+
+  /* The six from a list, of another seed and pass: 'i' sets the four
+   * bytes that 'u' does. */
+  const uint64_t listed = 0x2468ACE013579BDFull;
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK_OK(list_arguments(&args, 0, "bbuuiu", values, bits, count,
+                          (unsigned)listed, (int)(listed >> 32), 9u));
+  CHECK_OK(ck_kernel_args_end(&args));
+  CHECK(generate_differs(queue, kernel, bits, count, listed, 9) == 0);
+
+  /* Five of the six from a list: the end counts them. */
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK_OK(
+      list_arguments(&args, 0, "bbuuu", values, bits, count, count, count));
+  CHECK_INVALID(ck_kernel_args_end(&args), "5 arguments set, but it takes 6");
+
+  /* An unknown letter: the letters before it are set, and its failure is
+   * kept past later lists. */
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK_INVALID(list_arguments(&args, 0, "bqu", values, count), "'q'");
+  CHECK(args.next == 1);
+  CHECK(list_arguments(&args, 0, "u", count) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(args.next == 1);
+  CHECK_INVALID(ck_kernel_args_end(&args), "'q'");
 
   /* Five of the six: every call succeeds, the end counts. */
   CHECK_OK(ck_kernel_args_begin(kernel, &args));
@@ -1093,9 +1130,23 @@ done:
   ck_queue_destroy(second);
 }
 
+/* ck_peak_fma's result[0] with CK_PEAK_ITERATIONS=16 and CK_PEAK_WIDTH=1:
+ * its eight accumulators start at 0.1 j and take 16 rounds of
+ * a = a x scale + offset. */
+static double peak_fma_first(double scale, double offset) {
+  double sum = 0;
+  for (int j = 0; j < 8; ++j) {
+    double a = 0.1 * j;
+    for (int round = 0; round < 16; ++round)
+      a = a * scale + offset;
+    sum += a;
+  }
+  return sum;
+}
+
 /* ck_kernel_args_real: a float where the program is single precision (the
  * peak kernel's scale and offset), a double otherwise, which a float
- * parameter refuses by its size. */
+ * parameter refuses by its size. A list's 'r' sets the same. */
 static void kernel_args_real(const ck_device *device) {
   ck_queue *queue = NULL;
   ck_program *program = NULL;
@@ -1123,15 +1174,16 @@ static void kernel_args_real(const ck_device *device) {
   CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, NULL, NULL));
   CHECK_OK(
       ck_buffer_read(queue, result, 0, sizeof got, got, CK_BLOCKING, NULL));
-  /* Item 0's eight accumulators start at 0.1 j and take 16 rounds of
-   * a = a / 2 + 1/3 (peak_kernel has the rest). */
-  double want = 0;
-  for (int j = 0; j < 8; ++j) {
-    double a = 0.1 * j;
-    for (int round = 0; round < 16; ++round)
-      a = a * 0.5 + 1.0 / 3.0;
-    want += a;
-  }
+  double want = peak_fma_first(0.5, 1.0 / 3.0);
+  CHECK_MSG(fabs(got[0] - want) <= 1e-5 * want, "%.7g (want %.7g)", got[0],
+            want);
+  CHECK_OK(ck_kernel_args_begin(kernel, &args));
+  CHECK_OK(list_arguments(&args, 0, "brr", result, 0.25, 0.75));
+  CHECK_OK(ck_kernel_args_end(&args));
+  CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, NULL, NULL));
+  CHECK_OK(
+      ck_buffer_read(queue, result, 0, sizeof got, got, CK_BLOCKING, NULL));
+  want = peak_fma_first(0.25, 0.75);
   CHECK_MSG(fabs(got[0] - want) <= 1e-5 * want, "%.7g (want %.7g)", got[0],
             want);
   CHECK_OK(ck_kernel_args_at(kernel, 1, &args));

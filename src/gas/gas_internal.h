@@ -305,6 +305,11 @@ void ck__gas_take_sorted(gas_state *state);
  * (gas_opencl.c). */
 ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel_args *args,
                                 size_t items, size_t group);
+/* Sets kernel's arguments from a list (ck__kernel_args_list, in the
+ * state's precision), then launches it over items work-items in groups of
+ * state->group (ck__gas_opencl_launch). */
+ck_status ck__gas_opencl_run(gas_state *state, ck_kernel *kernel, size_t items,
+                             const char *kinds, ...);
 /* The OpenCL kick_drift step (gas_opencl.c), which a member's leave makes
  * first when it moves. */
 ck_status ck__gas_opencl_kick_drift(gas_state *state);

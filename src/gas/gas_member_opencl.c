@@ -6,28 +6,27 @@
 
 #include "gas/gas_internal.h"
 
+/* Sets the cursor's next arguments from a list, in the state's
+ * precision (ck__kernel_args_list). */
+static void add_list(const gas_state *state, ck_kernel_args *args,
+                     const char *kinds, ...) {
+  va_list values;
+  va_start(values, kinds);
+  ck__kernel_args_list(args, state->double_precision, kinds, values);
+  va_end(values);
+}
+
 ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
                                 double hi, double reach, int stage,
                                 uint32_t counts[2]) {
   ck_status status = CK_OK;
-  int real = state->double_precision;
   static const uint32_t zero[2] = {0, 0};
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
                          zero, CK_NONBLOCKING, NULL));
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->select_kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_i32(&args, mode);
-  ck_kernel_args_real(&args, lo, real);
-  ck_kernel_args_real(&args, hi, real);
-  ck_kernel_args_real(&args, reach, real);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, state->message_capacity);
-  ck_kernel_args_buffer(&args, state->member_list);
-  ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_run(
+      state, state->select_kernel, state->particles, "uirrribbubb",
+      state->particles, mode, lo, hi, reach, stage, state->position, state->id,
+      state->message_capacity, state->member_list, state->member_counts));
   CK_TRY(ck_buffer_read(state->queue, state->member_counts, 0,
                         2 * sizeof *counts, counts, CK_BLOCKING, NULL));
 fail:
@@ -39,43 +38,19 @@ ck_status ck__gas_opencl_post(gas_state *state, uint32_t base, uint32_t count,
                               uint32_t kept, int stage) {
   if (count == 0)
     return CK_OK;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->post_kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args, state->member_list);
-  ck_kernel_args_real(&args, shift, state->double_precision);
-  ck_kernel_args_i32(&args, ghost);
-  ck_kernel_args_u32(&args, at);
-  ck_kernel_args_u32(&args, kept);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->out_packed);
-  return ck__gas_opencl_launch(state, &args, count, state->group);
+  return ck__gas_opencl_run(state, state->post_kernel, count, "uubriuuibbbb",
+                            count, base, state->member_list, shift, ghost, at,
+                            kept, stage, state->position, state->velocity,
+                            state->id, state->out_packed);
 }
 
 ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
                                 uint32_t count, int ghost, uint32_t from_next,
                                 uint32_t at, double lo, double hi, int stage) {
-  int real = state->double_precision;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->accept_kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, first);
-  ck_kernel_args_i32(&args, ghost);
-  ck_kernel_args_u32(&args, from_next);
-  ck_kernel_args_u32(&args, at);
-  ck_kernel_args_real(&args, lo, real);
-  ck_kernel_args_real(&args, hi, real);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->in_packed);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->member_counts);
-  return ck__gas_opencl_launch(state, &args, count, state->group);
+  return ck__gas_opencl_run(state, state->accept_kernel, count, "uuiuurribbbbb",
+                            count, first, ghost, from_next, at, lo, hi, stage,
+                            state->in_packed, state->position, state->velocity,
+                            state->id, state->member_counts);
 }
 
 ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
@@ -83,30 +58,16 @@ ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
                                 int stage) {
   if (count == 0)
     return CK_OK;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->gather_kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_u32(&args, split);
-  ck_kernel_args_buffer(&args, state->export_slots);
-  ck_kernel_args_real(&args, shift[0], state->double_precision);
-  ck_kernel_args_real(&args, shift[1], state->double_precision);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->out_real);
-  return ck__gas_opencl_launch(state, &args, count, state->group);
+  return ck__gas_opencl_run(state, state->gather_kernel, count, "uuubrribb",
+                            count, base, split, state->export_slots, shift[0],
+                            shift[1], stage, state->position, state->out_real);
 }
 
 ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count) {
   if (count == 0)
     return CK_OK;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->mark_kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args, state->member_list);
-  ck_kernel_args_buffer(&args, state->id);
-  return ck__gas_opencl_launch(state, &args, count, state->group);
+  return ck__gas_opencl_run(state, state->mark_kernel, count, "uubb", count,
+                            base, state->member_list, state->id);
 }
 
 ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
@@ -116,20 +77,12 @@ ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
     return CK_OK;
   ck_kernel_args args;
   ck_kernel_args_begin(state->locate_kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
+  add_list(state, &args, "uu", count, base);
   ck__gas_add_geometry(state, &args);
-  ck_kernel_args_buffer(&args, ghost ? state->in_packed : state->out_packed);
-  ck_kernel_args_u32(&args, at);
-  ck_kernel_args_i32(&args, ghost);
-  ck_kernel_args_u32(&args, from_next);
-  ck_kernel_args_buffer(&args, state->cell_start);
-  ck_kernel_args_buffer(&args, state->cell_count);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_buffer(&args,
-                        ghost ? state->ghost_slots : state->export_slots);
-  ck_kernel_args_buffer(&args, state->flags);
+  add_list(state, &args, "buiubbbubb",
+           ghost ? state->in_packed : state->out_packed, at, ghost, from_next,
+           state->cell_start, state->cell_count, state->id, state->particles,
+           ghost ? state->ghost_slots : state->export_slots, state->flags);
   return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 
@@ -137,31 +90,18 @@ ck_status ck__gas_opencl_unpack(gas_state *state, uint32_t base,
                                 uint32_t count) {
   if (count == 0)
     return CK_OK;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->unpack_kernel, &args);
-  ck_kernel_args_u32(&args, count);
-  ck_kernel_args_u32(&args, base);
-  ck_kernel_args_buffer(&args, state->ghost_slots);
-  ck_kernel_args_buffer(&args, state->in_real);
-  ck_kernel_args_buffer(&args, state->position);
-  return ck__gas_opencl_launch(state, &args, count, state->group);
+  return ck__gas_opencl_run(state, state->unpack_kernel, count, "uubbb", count,
+                            base, state->ghost_slots, state->in_real,
+                            state->position);
 }
 
 ck_status ck__gas_opencl_parts(gas_state *state, const double borders[4],
                                double reach) {
-  int real = state->double_precision;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->parts_kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  for (int b = 0; b < 4; ++b)
-    ck_kernel_args_real(&args, borders[b], real);
-  ck_kernel_args_real(&args, reach, real);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->part_mark);
-  ck_kernel_args_buffer(&args, state->border_slots);
-  ck_kernel_args_buffer(&args, state->flags);
-  return ck__gas_opencl_launch(state, &args, state->particles, state->group);
+  return ck__gas_opencl_run(state, state->parts_kernel, state->particles,
+                            "urrrrrbbbbb", state->particles, borders[0],
+                            borders[1], borders[2], borders[3], reach,
+                            state->position, state->id, state->part_mark,
+                            state->border_slots, state->flags);
 }
 
 ck_status ck__gas_opencl_census(gas_state *state, uint64_t census[3]) {
@@ -170,13 +110,9 @@ ck_status ck__gas_opencl_census(gas_state *state, uint64_t census[3]) {
   uint64_t *partial = calloc(3 * groups, sizeof *partial);
   if (!partial)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory");
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->census_kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_buffer(&args, state->census_sums);
-  CK_TRY(
-      ck__gas_opencl_launch(state, &args, groups * state->group, state->group));
+  CK_TRY(ck__gas_opencl_run(state, state->census_kernel, groups * state->group,
+                            "ubb", state->particles, state->id,
+                            state->census_sums));
   CK_TRY(ck_buffer_read(state->queue, state->census_sums, 0,
                         3 * groups * sizeof *partial, partial, CK_BLOCKING,
                         NULL));
@@ -190,13 +126,8 @@ fail:
 }
 
 ck_status ck__gas_opencl_scale(gas_state *state, double factor) {
-  int real = state->double_precision;
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->scale_kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_real(&args, factor, real);
-  ck_kernel_args_buffer(&args, state->velocity);
-  return ck__gas_opencl_launch(state, &args, state->particles, state->group);
+  return ck__gas_opencl_run(state, state->scale_kernel, state->particles, "urb",
+                            state->particles, factor, state->velocity);
 }
 
 ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,

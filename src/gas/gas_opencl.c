@@ -51,6 +51,17 @@ ck_status ck__gas_opencl_launch(gas_state *state, ck_kernel_args *args,
                                   &group, NULL);
 }
 
+ck_status ck__gas_opencl_run(gas_state *state, ck_kernel *kernel, size_t items,
+                             const char *kinds, ...) {
+  ck_kernel_args args;
+  va_list values;
+  ck_kernel_args_begin(kernel, &args);
+  va_start(values, kinds);
+  ck__kernel_args_list(&args, state->double_precision, kinds, values);
+  va_end(values);
+  return ck__gas_opencl_launch(state, &args, items, state->group);
+}
+
 /* Groups a compute unit that the sort's and the lists' kernels take
  * where they may skip themselves (launch_each). */
 #define EACH_GROUPS_PER_UNIT 8u

@@ -618,6 +618,34 @@ ck_status ck_kernel_args_end(ck_kernel_args *args) {
   return CK_OK;
 }
 
+ck_status ck__kernel_args_list(ck_kernel_args *args, int double_precision,
+                               const char *kinds, va_list values) {
+  CK__REQUIRE(args);
+  CK__REQUIRE(kinds);
+  for (const char *kind = kinds; *kind && args->status == CK_OK; ++kind) {
+    switch (*kind) {
+    case 'b':
+      ck_kernel_args_buffer(args, va_arg(values, ck_buffer *));
+      break;
+    case 'i':
+      ck_kernel_args_i32(args, (int32_t)va_arg(values, int));
+      break;
+    case 'u':
+      ck_kernel_args_u32(args, (uint32_t)va_arg(values, unsigned));
+      break;
+    case 'r':
+      ck_kernel_args_real(args, va_arg(values, double), double_precision);
+      break;
+    default:
+      args->status = ck__fail(CK_ERROR_INVALID_ARGUMENT,
+                              "%s: unknown argument kind '%c' in \"%s\"",
+                              __func__, *kind, kinds);
+      break;
+    }
+  }
+  return args->status;
+}
+
 /* ---- Memory lent to other libraries (CUDA's device arrays) ------------- */
 
 ck_status ck__queue_lend(ck_queue *queue, const ck_buffer *buffer,

@@ -69,6 +69,18 @@ ck_status ck__queue_beside(const ck_queue *home, ck_queue **queue);
 ck_status ck__queue_mark(ck_queue *beside);
 ck_status ck__queue_follow(ck_queue *home, ck_queue *beside);
 
+/* Sets the cursor's next arguments from a list, one letter of kinds an
+ * argument, each taking the next of values: 'b' a ck_buffer *, 'i' an int
+ * (set as an int32_t), 'u' an unsigned (a uint32_t), 'r' a double (set by
+ * ck_kernel_args_real with double_precision). Variadic arguments are not
+ * checked, so callers pass exactly these types: uint32_t or unsigned,
+ * int, double and pointers, with size_t and uint64_t values cast. Keeps
+ * the first failure as the cursor's calls do, and returns args->status;
+ * an unknown letter is CK_ERROR_INVALID_ARGUMENT (kept in args, the
+ * message naming it), as is a NULL args or kinds. */
+ck_status ck__kernel_args_list(ck_kernel_args *args, int double_precision,
+                               const char *kinds, va_list values);
+
 /* A buffer lent in place, where ck__device_lends_memory(): its device
  * address, its device's ordinal and the queue's stream (a cudaStream_t).
  * Returns CK_OK, or CK_ERROR_UNSUPPORTED elsewhere. */
