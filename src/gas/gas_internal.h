@@ -69,8 +69,9 @@ typedef struct ck__gas_steps {
    * range / bins (the device buffer rdf, bins words). */
   ck_status (*rdf)(gas_state *state, uint32_t bins, double range);
   void (*teardown)(gas_state *state);
-  /* A spread member's exchange steps (gas_member_exchange.c and
-   * gas_member_steps.c; ck_gas.h's spread members), over the member
+  /* A spread member's exchange steps (the halo's ops and resident steps
+   * of gas_member_exchange.c and gas_spread_steps.c; ck_gas.h's spread
+   * members), over the member
    * buffers below. Each takes the stage of the exchange (0: along x;
    * 1: a grid's stage along y), whose coordinate it compares and shifts.
    * select: each side's list of own slots that leave
@@ -276,10 +277,10 @@ struct gas_state {
   ck_buffer *out_packed, *in_packed;
   ck_buffer *census_sums; /* 3 words of 8 a reduction group */
   /* Host memory (the queue's fastest, runtime.h): the member's writes from
-   * the host go from staging.write without a wait (appended slots,
-   * received messages, ghosts' positions), and reads for the host go to
-   * staging.read: a cells-mode outbox, or the messages and positions a
-   * member sends (ck__gas_member_post, ck__gas_member_pack). What a read
+   * the host go from staging.write without a wait (received messages,
+   * ghosts' positions), and reads for the host go to staging.read: a
+   * cells-mode outbox, or the messages and positions a member sends (the
+   * halo's post and pack, gas_member_exchange.c). What a read
    * left there stays until the member's next such read. */
   ck__staging staging;
   /* A cells-mode member's outbox entries read with their counts,
@@ -561,172 +562,44 @@ void ck__gas_member_messages_free(gas_state *state);
  * host memory (a blocking read). */
 ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,
                              size_t bytes_a_slot, void *out);
-/* The slots in use (own, ghosts, and those dropped until the next sort),
- * and the member's queue. */
-size_t ck__gas_member_slots(const ck_gas *member);
+/* The member's queue. */
 ck_queue *ck__gas_member_queue(ck_gas *member);
 /* Room for `slots` slots: where the member holds fewer, it is made again
  * with more (a quarter to spare), its slots in use copied; *member then
  * changes. */
 ck_status ck__gas_member_reserve(ck_gas **member, size_t slots);
-/* The own slots that leave the slab [lo, hi) (mode 0: in stage 0
- * ghosts are dropped too) or lie within reach of a border (mode 1: in
- * stage 1 stage 0's ghosts too), along the stage's axis, each side's
- * listed and counted (the message buffers grown to hold them). */
-ck_status ck__gas_member_select(ck_gas *member, int mode, double lo, double hi,
-                                double reach, int stage, uint32_t counts[2]);
-/* A rebuild's messages (ck_gas.h's layout): the entries selected,
- * counts[side] a side, packed on the device as the receiver appends
- * them (ghost 1: as ghosts, also kept as the stage's sides to find the
- * exports after the sort), shift[side] added along the stage's axis.
- * Each side's is read into the member's page-locked memory (one read a
- * side, one wait), at out[side] (NULL where none) until its next read
- * there. */
-ck_status ck__gas_member_post(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], int ghost, int stage,
-                              const void *out[2]);
-/* Room for `entries` more slots and entries of the packed inbox past
- * its first `kept` words, which stay: the member may be made again
- * (*member changes; its posted messages go
- * along). */
-ck_status ck__gas_member_expect(ck_gas **member, size_t entries, uint32_t kept);
 /* Appends what it received: from each side migrants[side] entries then
  * ghosts[side] (written to the packed inbox first, from its word `base`,
- * from in[side], the side's message in ck_gas.h's layout). Migrants
- * must lie in [lo, hi) along the stage's axis: the first that does not,
- * or CK_GAS_NO_STRAY, goes to *stray without a wait, there once the
- * member's queue has been waited for. Room must be reserved, base's
- * words among it. */
-ck_status ck__gas_member_admit(ck_gas *member, const uint32_t migrants[2],
+ * from in[side], the side's message in ck_gas.h's layout), room made
+ * first (*member may be made again; the inbox's first `base` words go
+ * along). Migrants must lie in [lo, hi) along the stage's axis: the
+ * first that does not, or CK_GAS_NO_STRAY, goes to *stray without a
+ * wait, there once the member's queue has been waited for. */
+ck_status ck__gas_member_admit(ck_gas **member, const uint32_t migrants[2],
                                const uint32_t ghosts[2],
                                const void *const in[2], double lo, double hi,
                                int stage, uint32_t base, uint32_t *stray);
-/* The word and position of migrant entry `entry` of the packed inbox,
- * from its word base. */
-ck_status ck__gas_member_stray(ck_gas *member, uint32_t base, uint32_t entry,
-                               uint32_t *word, float position[2]);
-/* Drops the leavers selected, counts[side] a side. */
-ck_status ck__gas_member_drop(ck_gas *member, const uint32_t counts[2]);
-/* A rebuild's sort by cell: the dropped slots go, `kept` remain, and the
- * lists are built; then the slots of the exports posted (exports[2 s +
- * side] a stage and side) and of the ghosts admitted (ghosts[2 s +
- * side] from each side, stage 1's in the packed inbox past stage 0's)
- * are found on the device, for the refreshes until the next rebuild. */
-ck_status ck__gas_member_sort(ck_gas *member, size_t kept,
-                              const uint32_t exports[4],
-                              const size_t ghosts[4]);
-/* A cells-mode member's outbox, as read: counts[region] entries of each
- * region of ck_gas_member_classify (leavers toward the previous and the
- * next member, then exports toward each) at entries[region], in
- * ck_gas.h's layout (ck_gas_member_put), in host memory the member keeps
- * until its next step out. */
-typedef struct ck__gas_outbox {
-  uint32_t counts[4];
-  const uint32_t *entries[4];
-} ck__gas_outbox;
-/* A cells-mode member's step out (ck__gas_steps.leave), every step: with
- * move 1 the first half-step, then its outbox (grown where it held too
- * few) along the stage's axis: its counts and entries read. Its old
- * ghosts are dropped at the next sort
- * (stage 1 passes stage 0's on); its leavers stay as ghosts until then. */
-ck_status ck__gas_member_leave(ck_gas *member, int move, double lo, double hi,
-                               double reach, const double shift[2], int stage,
-                               ck__gas_outbox *out);
-/* A cells-mode member's sort, its dropped slots gone: `kept` remain. */
-ck_status ck__gas_member_resort(ck_gas *member, size_t kept);
-/* The first half-step of its own particles. */
-ck_status ck__gas_member_drift(ck_gas *member);
-/* Between rebuilds: the exports' positions of a stage (counts[side] a
- * side, shift[side] added along its axis), 2 floats each, and its flags
- * (a rebuild due, a list overflowed, a ghost or export not found), read
- * together (with the count of the border's slots): each side's positions
- * into the member's page-locked memory, at out[side] (NULL where none)
- * until its next read there. */
-ck_status ck__gas_member_pack(ck_gas *member, const uint32_t counts[2],
-                              const double shift[2], int stage,
-                              const void *out[2], uint32_t flags[3]);
 /* The border's slots that the last rebuild listed, as a pack read them. */
 static inline uint32_t ck__gas_member_border(const gas_state *state) {
   assert(state->border_known);
   return state->border_count;
 }
-/* The ghosts' new positions into their slots: counts[0] from the
- * previous member, then counts[1] from the next, 2 floats each, as the
- * ghosts from `base` (stage 1's follow stage 0's), from positions[side]
- * (copied into the member's page-locked staging, then one write without
- * a wait). With `aside`, on its queue beside its own where it has one:
- * its next forces or pack follow them. */
-ck_status ck__gas_member_unpack(ck_gas *member, size_t base,
-                                const size_t counts[2],
-                                const void *const positions[2], int aside);
 /* Its own queue follows what the queue beside it last wrote, if not yet:
  * before its forces and its pack. */
 ck_status ck__gas_member_join(gas_state *state);
 /* Forces, and the kick of step kick_step (0: none): of every slot (part
  * 0), or of the interior (part 1) or border (part 2) slots of a Verlet
- * member, as ck__gas_member_parts marked them; part 1 then part 2 make
- * one step's. With ahead, where the steps can (Verlet lists on a
- * device), the kick's pass also takes the next step's first half-step
- * (ck__gas_member_drift then has nothing left to do): every part of the
- * step must ask for it alike. */
+ * member, as its last rebuild marked them; part 1 then part 2 make one
+ * step's. With ahead, where the steps can (Verlet lists on a device),
+ * the kick's pass also takes the next step's first half-step (the next
+ * drift then has nothing left to do): every part of the step must ask
+ * for it alike. */
 ck_status ck__gas_member_forces(ck_gas *member, int part, int with_energy,
                                 uint64_t kick_step, int ahead);
-/* After a Verlet rebuild's sort: each slot's part of the forces, by the
- * borders of its slab (lo_x, hi_x, lo_y, hi_y, in its coordinates; none
- * past a wall or along the run's y) and the reach past them; the border's
- * slots listed, for part 2's launch (a work-item each). */
-ck_status ck__gas_member_parts(ck_gas *member, const double borders[4],
-                               double reach);
-
-/* Resident steps (ck_gas.h), cells mode: the host queues every step and
- * reads nothing back until a member settles.
- * - can_reside: 1 where the member's backend has them.
- * - reside: starts them; its control words take the slots in use and
- *   `own`, its own particles, and no counts, flags or stray.
- * - go: a step's way out for parity (step % 2): with move 1 the first
- *   half-step, then its leavers and exports packed; tag: the step's,
- *   from 1 at each run of resident steps (ck_gas.h's
- *   CK_GAS_CONTROL_READY).
- * - come: the way in: what from[0] (its previous member) and from[1]
- *   (its next) packed at parity, pulled and appended (migrants past
- *   [lo, hi) named as strays); the sort; forces and the kick of
- *   kick_step.
- * - settle: waits for its queue and ends them; its control words in
- *   words, and its slots in use as they say. */
-int ck__gas_member_can_reside(const ck_gas *member);
-ck_status ck__gas_member_reside(ck_gas *member, size_t own);
-ck_status ck__gas_member_go(ck_gas *member, int parity, int move, double lo,
-                            double hi, double reach, const double shift[2],
-                            uint32_t tag);
-ck_status ck__gas_member_come(ck_gas *member, int parity,
-                              const ck__gas_source from[2], double lo,
-                              double hi, int with_energy, uint64_t kick_step);
-/* 1 where the member's resident steps wait for its neighbours' tags on
- * its device (gas_state.waits_for_tags). */
-int ck__gas_member_waits(const ck_gas *member);
-ck_status ck__gas_member_settle(ck_gas *member,
-                                uint32_t words[CK_GAS_CONTROL_WORDS]);
-/* 1 in *inside where a slab's halo (two tiers) held an entry a cell or
- * more inside its borders since it was made (CK_GAS_OVERFLOW_INSIDE). */
-ck_status ck__gas_member_inside(ck_gas *member, int *inside);
-/* The sums of ck__gas_steps.reduce over its own particles, and whether a
- * list overflowed. */
-ck_status ck__gas_member_sums(ck_gas *member, double sums[5],
-                              uint32_t *overflow);
-/* Its own particles' count, sum of ids and sum of id hashes. */
-ck_status ck__gas_member_census(ck_gas *member, uint64_t census[3]);
-/* Every velocity times factor. */
-ck_status ck__gas_member_scale(ck_gas *member, double factor);
 /* Adds its own particles' pairs within range (ck_gas_rdf_counts) to
  * counts (bins). */
 ck_status ck__gas_member_rdf(ck_gas *member, size_t bins, double range,
                              uint64_t *counts);
-/* Every slot in use (ck__gas_member_slots; ghosts too): its id word
- * (ck_gas_own tells its own) and the arrays asked for, as floats in slot
- * order: out[0..4] positions, velocities and forces (2 a slot), energies
- * and virials (1 a slot); NULL skips. */
-ck_status ck__gas_member_read(ck_gas *member, uint32_t *words,
-                              float *const out[5]);
 /* The degrees of freedom of a configuration's particles. */
 double ck__gas_degrees_of_freedom(const ck_gas_config *config);
 

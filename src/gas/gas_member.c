@@ -1,10 +1,8 @@
 /*
  * gas_member.c - a spread member's device state (ck_gas.h's spread
  * members): its message buffers, the host memory its reads and writes
- * go through, and its slots made again with more room. What it does
- * with them is gas_member_exchange.c's (what crosses between members)
- * and gas_member_steps.c's (forces, sums, reads, resident steps); the
- * spread driver (gas_spread.c) says what crosses.
+ * go through, and its slots made again with more room. What crosses is
+ * the halo's ops' (gas_member_exchange.c).
  *
  * Members compute in single precision: what crosses is raw floats, as
  * the devices hold them, and ids as words.
@@ -175,10 +173,6 @@ ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries) {
 fail:
   free(kept);
   return status;
-}
-
-size_t ck__gas_member_slots(const ck_gas *member) {
-  return member->state.particles;
 }
 
 ck_queue *ck__gas_member_queue(ck_gas *member) {

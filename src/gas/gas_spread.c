@@ -83,184 +83,32 @@ ck_status ck__gas_spread_stray_failure(const ck__gas_spread *s, const member *m,
 
 /* The first arrival that its last admit found past its borders, named:
  * read once its queue has been waited for. */
-static ck_status check_stray(const ck__gas_spread *s, member *m) {
+ck_status ck__gas_spread_check_stray(const ck__gas_spread *s, member *m) {
   ck_status status = CK_OK;
-  uint32_t word = 0;
-  float position[2] = {0, 0};
+  gas_state *state = ck__gas_state(m->gas);
+  uint32_t read[3];
+  float position[2];
   if (m->stray == CK_GAS_NO_STRAY)
     return CK_OK;
   int stage = m->stray_base & 1u;
-  CK_TRY(ck__gas_member_stray(m->gas, m->stray_base >> 1, m->stray, &word,
-                              position));
-  status = ck__gas_spread_stray_failure(s, m, stage, word, position[stage]);
+  size_t at = 4 * ((size_t)(m->stray_base >> 1) +
+                   (size_t)m->stray * CK_GAS_ENTRY_WORDS);
+  CK_TRY(ck_buffer_read(state->queue, state->in_packed, at, sizeof read, read,
+                        CK_BLOCKING, NULL));
+  memcpy(position, &read[1], sizeof position);
+  status = ck__gas_spread_stray_failure(s, m, stage, read[0], position[stage]);
 fail:
   return status;
 }
-
-/* ---- the halo's ops (framework/halo.h) -----------------------------------
- *
- * A rebuild's and a crossing's messages are packed on the sender's
- * device as the receiver appends them (ck_gas.h's layout): migrants
- * (whole entries), then ghosts. They cross through host memory (one read
- * a side, one write for both) and the exchange; the receiver appends
- * them on its device. Between rebuilds only the ghosts' positions cross,
- * from the slots found at the rebuild.
- */
-
-/* Its entries of `kind` toward each side: migrants with their new
- * owner's coordinates, then dropped (and in stage 0 the old ghosts);
- * or its exports (in stage 1 with stage 0's ghosts), the last
- * arrivals' stray checked first. */
-static ck_status halo_post(void *self, size_t i, int stage, int kind,
-                           uint32_t counts[2], const void *out[2]) {
-  ck_status status = CK_OK;
-  ck__gas_spread *s = self;
-  member *m = &s->members[i];
-  const ck__domain_place *p = &m->place[stage];
-  /* The selection's wait reads the stray too. */
-  CK_TRY(ck__gas_member_select(m->gas, kind, p->border[PREVIOUS],
-                               p->border[NEXT], s->domain.reach, stage,
-                               counts));
-  if (kind == CK__HALO_GHOST)
-    CK_TRY(check_stray(s, m));
-  CK_TRY(ck__gas_member_post(m->gas, counts, p->shift, kind, stage, out));
-  if (kind == CK__HALO_MIGRANT)
-    CK_TRY(ck__gas_member_drop(m->gas, counts));
-fail:
-  return status;
-}
-
-/* The entries received, appended on its device (room made first) into
- * the packed inbox past the ghosts of earlier stages, which stay. An
- * arrival past its borders by more than the slack is read back (a
- * stray) once its queue has been waited for. */
-static ck_status halo_admit(void *self, size_t i, int stage,
-                            const ck__halo_link *l, const void *const in[2],
-                            size_t before) {
-  ck_status status = CK_OK;
-  ck__gas_spread *s = self;
-  member *m = &s->members[i];
-  const ck__domain_place *p = &m->place[stage];
-  uint32_t base = (uint32_t)(CK_GAS_GHOST_WORDS * before);
-  size_t incoming = (size_t)l->incoming[0][PREVIOUS] + l->incoming[0][NEXT] +
-                    l->incoming[1][PREVIOUS] + l->incoming[1][NEXT];
-  CK_TRY(ck__gas_member_expect(&m->gas, incoming, base));
-  s->run->queues[i] = ck__gas_member_queue(m->gas);
-  /* A stray is read back with the stage and the inbox word it came by. */
-  m->stray_base = base << 1 | (uint32_t)stage;
-  double slack = ck__gas_spread_slack(s);
-  CK_TRY(ck__gas_member_admit(m->gas, l->incoming[0], l->incoming[1], in,
-                              p->border[PREVIOUS] - slack,
-                              p->border[NEXT] + slack, stage, base, &m->stray));
-fail:
-  return status;
-}
-
-/* The sort that drops the rest and finds every ghost and each stage's
- * exports, then each slot's part of the forces until the next rebuild. */
-static ck_status halo_sort(void *self, size_t i, const ck__halo_member *h) {
-  ck_status status = CK_OK;
-  ck__gas_spread *s = self;
-  member *m = &s->members[i];
-  uint32_t exports[4] = {0, 0, 0, 0};
-  size_t ghosts[4] = {0, 0, 0, 0}, kept = h->own;
-  for (int stage = 0; stage < s->domain.stages; ++stage)
-    for (int side = 0; side < 2; ++side) {
-      exports[2 * stage + side] = h->link[stage].exports[side];
-      ghosts[2 * stage + side] = h->link[stage].ghosts[side];
-      kept += h->link[stage].ghosts[side];
-    }
-  CK_TRY(ck__gas_member_sort(m->gas, kept, exports, ghosts));
-  /* A ghost that arrived a hair inside the slab (slack) stays past the
-   * reach. */
-  double borders[4] = {m->place[0].border[PREVIOUS], m->place[0].border[NEXT],
-                       m->place[1].border[PREVIOUS], m->place[1].border[NEXT]};
-  CK_TRY(ck__gas_member_parts(m->gas, borders,
-                              s->domain.reach + 2 * ck__gas_spread_slack(s)));
-fail:
-  return status;
-}
-
-/* The exports' positions of the stage, and the flags. */
-static ck_status halo_pack(void *self, size_t i, int stage,
-                           const uint32_t exports[2], const void *out[2]) {
-  ck_status status = CK_OK;
-  ck__gas_spread *s = self;
-  member *m = &s->members[i];
-  CK_TRY(ck__gas_member_pack(m->gas, exports, m->place[stage].shift, stage, out,
-                             m->flags));
-  if (m->flags[2])
-    CK_FAIL(CK_ERROR_DEVICE,
-            "member %zu lost track of a ghost or an export at its last "
-            "rebuild",
-            m->index);
-fail:
-  return status;
-}
-
-/* The ghosts' positions received, past the earlier stages' ghosts. */
-static ck_status halo_unpack(void *self, size_t i, int stage, size_t before,
-                             const size_t ghosts[2], const void *const in[2]) {
-  ck__gas_spread *s = self;
-  (void)stage; /* its ghosts' slots run on across stages */
-  /* Large slabs write them beside the interior's forces, which the
-   * border's follow (a grid's stage 1 would pack them before). */
-  int aside = s->domain.stages == 1 && s->halo.members[i].own >= s->aside_from;
-  return ck__gas_member_unpack(s->members[i].gas, before, ghosts, in, aside);
-}
-
-/* Cells mode's way out: the first half-step (with phase_move, in stage
- * 0), then its leavers (whole) and its exports (as ghosts; in stage 1
- * stage 0's ghosts too) each way, as its device packed them. */
-static ck_status halo_leave(void *self, size_t i, int stage,
-                            uint32_t counts[2][2], const void *out[2][2]) {
-  ck_status status = CK_OK;
-  ck__gas_spread *s = self;
-  member *m = &s->members[i];
-  const ck__domain_place *p = &m->place[stage];
-  ck__gas_outbox box;
-  CK_TRY(ck__gas_member_leave(m->gas, stage ? 0 : s->phase_move,
-                              p->border[PREVIOUS], p->border[NEXT],
-                              s->domain.reach, p->shift, stage, &box));
-  CK_TRY(check_stray(s, m)); /* the last admit's, read by the wait */
-  /* Regions 0 and 1 leave toward the previous and the next member; 2
-   * and 3 are ghosts for them. */
-  for (int kind = 0; kind < 2; ++kind)
-    for (int side = 0; side < 2; ++side) {
-      counts[kind][side] = box.counts[2 * kind + side];
-      out[kind][side] = box.entries[2 * kind + side];
-    }
-fail:
-  return status;
-}
-
-/* Cells mode's sort, which drops the old ghosts, then the step's forces
- * and kick. */
-static ck_status halo_settle(void *self, size_t i, size_t kept) {
-  ck_status status = CK_OK;
-  ck__gas_spread *s = self;
-  member *m = &s->members[i];
-  CK_TRY(ck__gas_member_resort(m->gas, kept));
-  CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step, 0));
-fail:
-  return status;
-}
-
-const ck__halo_ops ck__gas_halo_ops = {.bytes = {MIGRANT_BYTES, GHOST_BYTES},
-                                       .forward_bytes = 2 * sizeof(float),
-                                       .post = halo_post,
-                                       .admit = halo_admit,
-                                       .sort = halo_sort,
-                                       .pack = halo_pack,
-                                       .unpack = halo_unpack,
-                                       .leave = halo_leave,
-                                       .settle = halo_settle};
 
 /* ---- a step ------------------------------------------------------------- */
 
-/* The first half-step, then stage 0's exports' positions and the flags. */
+/* The first half-step (unless the last step's forces took it), then
+ * stage 0's exports' positions and the flags. */
 static ck_status drift_and_pack(ck__gas_spread *s, member *m, size_t i) {
-  ck_status status = ck__gas_member_drift(m->gas);
+  gas_state *state = ck__gas_state(m->gas);
+  ck_status status = state->drifted ? CK_OK : m->gas->steps->kick_drift(state);
+  state->drifted = 0;
   return status ? status : ck__halo_pack(&s->halo, i);
 }
 
@@ -278,12 +126,19 @@ ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i) {
 static ck_status observe_member(void *context, size_t i, double *row) {
   ck_status status = CK_OK;
   ck__gas_spread *s = context;
-  member *m = &s->members[i];
-  uint32_t overflow = 0;
-  if (s->phase_census)
-    CK_TRY(ck__gas_member_census(m->gas, s->census_of[i]));
-  CK_TRY(ck__gas_member_sums(m->gas, row, &overflow));
-  row[5] = overflow;
+  ck_gas *gas = s->members[i].gas;
+  gas_state *state = &gas->state;
+  uint32_t flags[2] = {0, 0};
+  /* A member that holds nothing has nothing to sum. */
+  memset(row, 0, 5 * sizeof *row);
+  memset(s->census_of[i], 0, sizeof s->census_of[i]);
+  if (s->phase_census && state->particles > 0)
+    CK_TRY(gas->steps->census(state, s->census_of[i]));
+  if (state->particles > 0)
+    CK_TRY(gas->steps->reduce(state, row));
+  CK_TRY(ck_buffer_read(state->queue, state->flags, 0, sizeof flags, flags,
+                        CK_BLOCKING, NULL));
+  row[5] = flags[1];
 fail:
   return status;
 }
@@ -307,8 +162,10 @@ fail:
 /* Velocities scaled to the target temperature, by the kinetic energy of
  * all members. */
 static ck_status scale(ck__gas_spread *s, member *m, size_t i) {
+  gas_state *state = ck__gas_state(m->gas);
   (void)i;
-  return ck__gas_member_scale(m->gas, s->phase_factor);
+  return state->particles ? m->gas->steps->scale(state, s->phase_factor)
+                          : CK_OK;
 }
 
 ck_status ck__gas_spread_rescale(ck__gas_spread *s) {
@@ -362,12 +219,16 @@ ck_status ck__gas_spread_inside_failure(const ck__gas_spread *s,
 /* After a call's last step in cells mode: what it admitted, checked. */
 ck_status ck__gas_spread_settle(ck__gas_spread *s, member *m, size_t i) {
   ck_status status = CK_OK;
-  int inside = 0;
+  gas_state *state = ck__gas_state(m->gas);
+  uint32_t flags = 0;
   (void)i;
-  CK_TRY(ck_queue_finish(ck__gas_member_queue(m->gas)));
-  CK_TRY(check_stray(s, m));
-  CK_TRY(ck__gas_member_inside(m->gas, &inside));
-  if (inside)
+  CK_TRY(ck_queue_finish(state->queue));
+  CK_TRY(ck__gas_spread_check_stray(s, m));
+  if (state->member_control)
+    CK_TRY(ck_buffer_read(state->queue, state->member_control,
+                          4 * CK_GAS_CONTROL_FLAGS, sizeof flags, &flags,
+                          CK_BLOCKING, NULL));
+  if (flags & CK_GAS_OVERFLOW_INSIDE)
     CK_TRY(ck__gas_spread_inside_failure(s, m));
 fail:
   return status;

@@ -116,8 +116,6 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of host memory for %zu particles",
             own);
   CK_TRY(ck__gas_member_build(m->gas));
-  CK_TRY(ck__gas_member_expect(&m->gas, own, 0));
-  assert(m->gas == made); /* made to hold them: its queue stays the run's */
   for (size_t k = 0; k < c->particles && at < own; ++k) {
     double uv[2];
     ck__domain_point(&s->domain, s->deal_positions, k, uv);
@@ -130,8 +128,9 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
   assert(at == own); /* count_slab counted them with the same test */
   const uint32_t migrants[2] = {(uint32_t)own, 0}, none[2] = {0, 0};
   const void *const in[2] = {entries, NULL};
-  CK_TRY(ck__gas_member_admit(m->gas, migrants, none, in, -INFINITY, INFINITY,
+  CK_TRY(ck__gas_member_admit(&m->gas, migrants, none, in, -INFINITY, INFINITY,
                               0, 0, &m->stray));
+  assert(m->gas == made); /* made to hold them: its queue stays the run's */
 fail:
   free(entries);
   return status;
@@ -228,7 +227,7 @@ typedef struct records_call {
 
 /* Member m's own particles as records in m->records, each its id and
  * the fields asked for, in the run's coordinates, from its slots as
- * ck__gas_member_read gave them: words, and in read positions,
+ * member_records read them: words, and in read positions,
  * velocities and forces 2 slots each, then energies and virials. */
 static ck_status write_records(const records_call *call, member *m,
                                const uint32_t *words, const float *read,
@@ -279,16 +278,21 @@ static ck_status member_records(void *context, size_t i) {
   ck__gas_spread *s = call->spread;
   double *const *into = call->into;
   member *m = &s->members[i];
-  size_t slots = ck__gas_member_slots(m->gas);
+  gas_state *state = ck__gas_state(m->gas);
+  size_t slots = state->particles;
   float *read = malloc((slots ? slots : 1) * 8 * sizeof *read);
   uint32_t *words = malloc((slots ? slots : 1) * sizeof *words);
   if (!read || !words)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
-  float *const out[5] = {
-      into[0] ? read : NULL, into[1] ? read + 2 * slots : NULL,
-      into[2] ? read + 4 * slots : NULL, into[3] ? read + 6 * slots : NULL,
-      into[4] ? read + 7 * slots : NULL};
-  CK_TRY(ck__gas_member_read(m->gas, words, out));
+  /* Its slots' words, then each field asked for (pairs, then singles). */
+  ck_buffer *const buffers[5] = {state->position, state->velocity, state->force,
+                                 state->energy, state->virial};
+  static const size_t at[5] = {0, 2, 4, 6, 7};
+  CK_TRY(ck__gas_read_slots(state, state->id, slots, 4, words));
+  for (int q = 0; q < 5; ++q)
+    if (into[q])
+      CK_TRY(ck__gas_read_slots(state, buffers[q], slots, q < 3 ? 8 : 4,
+                                read + at[q] * slots));
   CK_TRY(write_records(call, m, words, read, slots));
   call->counts[i] = m->records.count;
 fail:

@@ -2,6 +2,7 @@
  * gas_spread_internal.h - what a gas's members' files share: gas_engine.c
  * (the engine's table, the members begun and started, a call's steps),
  * gas_spread.c (its phases, rebuilds and steps through the host),
+ * gas_member_exchange.c (the halo's ops on each member's device),
  * gas_spread_steps.c (a call's steps, resident ones too),
  * gas_spread_deal.c (making and dealing, and what the run reads): the
  * spread's members and state, and the phases they share. Nothing else
@@ -30,7 +31,7 @@ typedef struct member {
   ck__domain_place place[2];
   uint32_t stray;      /* ck__gas_member_admit's, once its queue waited */
   uint32_t stray_base; /* admit's inbox word and stage: word << 1 | stage */
-  uint32_t flags[3];   /* read at each step (ck__gas_member_pack) */
+  uint32_t flags[3];   /* read at each step (the halo's pack) */
   uint64_t bytes;      /* sent to other members */
   ck__exchange_buffer records; /* its particles as the run reads them */
 } member;
@@ -137,16 +138,20 @@ struct ck__gas_spread {
  * alone. */
 typedef ck_status (*phase_fn)(ck__gas_spread *s, member *m, size_t i);
 
-/* gas_spread.c's phases, the halo's ops and steps through the host. */
-/* What a member does when its halo crosses (framework/halo.h). */
+/* gas_member_exchange.c's: what a member does when its halo crosses
+ * (framework/halo.h). */
 extern const ck__halo_ops ck__gas_halo_ops;
+
+/* gas_spread.c's phases and steps through the host. */
 /* Runs a phase on every local member at once; their statuses agreed. */
 ck_status ck__gas_spread_each(ck__gas_spread *s, phase_fn phase);
 /* How far past its borders an arrival may lie, by rounding. */
 double ck__gas_spread_slack(const ck__gas_spread *s);
-/* Fails naming a particle that reached a member past its borders. */
+/* Fails naming a particle that reached a member past its borders; the
+ * first that its last admit found, read once its queue has waited. */
 ck_status ck__gas_spread_stray_failure(const ck__gas_spread *s, const member *m,
                                        int stage, uint32_t word, float u);
+ck_status ck__gas_spread_check_stray(const ck__gas_spread *s, member *m);
 /* A phase that queues the step's forces and kick (phase_part's). */
 ck_status ck__gas_spread_forces(ck__gas_spread *s, member *m, size_t i);
 /* Rescales every member's velocities to the target temperature. */

@@ -31,6 +31,25 @@
  */
 #define RESIDENT_STEPS 32
 
+/* Whether a member can step resident: its backend pulls, in cells mode. */
+static int member_can_reside(const ck_gas *gas) {
+  return gas->steps->pull != NULL && gas->state.neighbors == CK_GAS_CELLS;
+}
+
+/* Ends a member's resident steps: its control words read into words,
+ * its slots as its last sort left them. */
+static ck_status member_settle(ck_gas *gas,
+                               uint32_t words[CK_GAS_CONTROL_WORDS]) {
+  gas_state *state = &gas->state;
+  ck_status status = ck_buffer_read(state->queue, state->member_control, 0,
+                                    CK_GAS_CONTROL_WORDS * sizeof *words, words,
+                                    CK_BLOCKING, NULL);
+  state->resident = 0;
+  if (status == CK_OK)
+    state->particles = words[CK_GAS_CONTROL_SORTED];
+  return status;
+}
+
 /* ---- resident steps between processes ------------------------------
  *
  * Where each process of an MPI job holds one member, all CUDA devices,
@@ -137,15 +156,15 @@ static int resident_offer(void *self, size_t i, ck__window_offer *offer) {
       (ck__window_offer){.buffers = {state->member_control, state->out_packed},
                          .generation = s->generation,
                          .words = {capacity, s->leavers_sent}};
-  return ck__gas_member_can_reside(m->gas);
+  return member_can_reside(m->gas);
 }
 
-/* Ends resident steps begun (ck__gas_member_reside) that go through the
+/* Ends resident steps begun (resident_reside) that go through the
  * host after all. */
 static ck_status resident_unreside(void *self, size_t i) {
   ck__gas_spread *s = self;
   uint32_t words[CK_GAS_CONTROL_WORDS];
-  return ck__gas_member_settle(s->members[i].gas, words);
+  return member_settle(s->members[i].gas, words);
 }
 
 /* Where resident steps may go now: between processes, the window's swap
@@ -155,7 +174,7 @@ static int can_reside(const ck__gas_spread *s) {
       !s->resident_ready || s->pace.on || s->config.neighbors != CK_GAS_CELLS)
     return 0;
   for (size_t i = 0; s->halo.between <= 0 && i < s->run->local; ++i)
-    if (!ck__gas_member_can_reside(s->members[i].gas))
+    if (!member_can_reside(s->members[i].gas))
       return 0;
   return 1;
 }
@@ -217,7 +236,23 @@ static ck_status resident_reside(void *self, size_t i) {
   ck__gas_spread *s = self;
   member *m = &s->members[i];
   CK_TRY(make_room(s, m, i, s->most[i]));
-  CK_TRY(ck__gas_member_reside(m->gas, s->halo.members[i].own));
+  gas_state *state = ck__gas_state(m->gas);
+  uint32_t words[CK_GAS_CONTROL_WORDS];
+  memset(words, 0, sizeof words);
+  words[CK_GAS_CONTROL_SORTED] = state->particles;
+  words[CK_GAS_CONTROL_APPENDED] = state->particles;
+  words[CK_GAS_CONTROL_OWN] = (uint32_t)s->halo.members[i].own;
+  words[CK_GAS_CONTROL_STRAY] = CK_GAS_NO_STRAY;
+  /* From the staging, without a wait. */
+  const void *pieces[1] = {words};
+  const size_t sizes[1] = {sizeof words};
+  CK_TRY(ck__staging_write(&state->staging, state->queue, state->member_control,
+                           0, 1, pieces, sizes));
+  /* A slab's neighbours read its tag (CK_GAS_CONTROL_READY) without its
+   * queue's order: it is 0 on the device before any of them steps. */
+  if (state->slab)
+    CK_TRY(ck_queue_finish(state->queue));
+  state->resident = 1;
 fail:
   return status;
 }
@@ -243,22 +278,34 @@ static void resident_step(void *self, uint64_t k, uint64_t count) {
 static ck_status resident_out(void *self, size_t i, uint32_t tag) {
   ck__gas_spread *s = self;
   member *m = &s->members[i];
-  return ck__gas_member_go(
-      m->gas, s->phase_parity, s->phase_move, m->place[0].border[PREVIOUS],
-      m->place[0].border[NEXT], s->domain.reach, m->place[0].shift, tag);
+  gas_state *state = ck__gas_state(m->gas);
+  assert(state->resident);
+  state->parity = s->phase_parity;
+  state->step_tag = tag;
+  return m->gas->steps->leave(
+      state, s->phase_move, m->place[0].border[PREVIOUS],
+      m->place[0].border[NEXT], s->domain.reach, m->place[0].shift, 0, 0);
 }
 
 /* The way in: the pull, the sort, forces and the kick. */
 static ck_status resident_in(void *self, size_t i,
                              const ck__window_view from[2]) {
+  ck_status status = CK_OK;
   ck__gas_spread *s = self;
   member *m = &s->members[i];
+  gas_state *state = ck__gas_state(m->gas);
   ck__gas_source sources[2];
   double slack = ck__gas_spread_slack(s);
+  assert(state->resident);
   sources_of(from, sources);
-  return ck__gas_member_come(
-      m->gas, s->phase_parity, sources, m->place[0].border[PREVIOUS] - slack,
-      m->place[0].border[NEXT] + slack, s->phase_energy, s->phase_step);
+  state->parity = s->phase_parity;
+  CK_TRY(m->gas->steps->pull(state, sources,
+                             m->place[0].border[PREVIOUS] - slack,
+                             m->place[0].border[NEXT] + slack));
+  CK_TRY(m->gas->steps->neighbors(state, 1));
+  CK_TRY(ck__gas_member_forces(m->gas, 0, s->phase_energy, s->phase_step, 0));
+fail:
+  return status;
 }
 
 /* Waits for the member's queue and checks what its control words say:
@@ -269,7 +316,7 @@ static ck_status resident_settle(void *self, size_t i) {
   member *m = &s->members[i];
   uint32_t words[CK_GAS_CONTROL_WORDS];
   gas_state *state = ck__gas_state(m->gas);
-  CK_TRY(ck__gas_member_settle(m->gas, words));
+  CK_TRY(member_settle(m->gas, words));
   /* Own particles and ghosts share the slots the last pull left. */
   assert(words[CK_GAS_CONTROL_OWN] <= words[CK_GAS_CONTROL_APPENDED] &&
          words[CK_GAS_CONTROL_APPENDED] <= state->slots);
@@ -321,7 +368,7 @@ fail:
 
 static int resident_waits(void *self, size_t i) {
   ck__gas_spread *s = self;
-  return ck__gas_member_waits(s->members[i].gas);
+  return ck__gas_state(s->members[i].gas)->waits_for_tags;
 }
 
 static const ck__halo_resident_ops gas_resident = {.reside = resident_reside,
