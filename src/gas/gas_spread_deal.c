@@ -108,7 +108,6 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
   const double *velocities = s->deal_velocities;
   int a = s->domain.axis;
   size_t own = s->halo.members[i].own, at = 0;
-  ck_gas *made = m->gas;
   /* Its particles arrive as migrants from no side, packed as a
    * neighbour packs them (ck_gas.h's layout). */
   uint32_t *entries = malloc(4 * CK_GAS_ENTRY_WORDS * (own ? own : 1));
@@ -130,7 +129,9 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
   const void *const in[2] = {entries, NULL};
   CK_TRY(ck__gas_member_admit(&m->gas, migrants, none, in, -INFINITY, INFINITY,
                               0, 0, &m->stray));
-  assert(m->gas == made); /* made to hold them: its queue stays the run's */
+  /* Made to hold them: it was not made again, and its queue stays the
+   * run's. */
+  assert(ck__gas_member_queue(m->gas) == s->run->queues[i]);
 fail:
   free(entries);
   return status;

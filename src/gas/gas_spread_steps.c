@@ -382,16 +382,6 @@ static const ck__halo_resident_ops gas_resident = {.reside = resident_reside,
                                                    .in = resident_in,
                                                    .settle = resident_settle};
 
-/* `count` resident steps, the last of them the call's last where `last`
- * (its energies kept); every member settles after them. *taken is the
- * steps taken: none where the processes' swap failed (they go through
- * the host from then on). */
-static ck_status resident_steps(ck__gas_spread *s, uint64_t count, int last,
-                                uint64_t *taken) {
-  s->resident_last = last;
-  return ck__halo_reside(&s->halo, &gas_resident, count, taken);
-}
-
 uint64_t ck__gas_spread_resident_steps(const ck__gas_spread *s) {
   return s->resident_steps;
 }
@@ -410,8 +400,12 @@ ck_status ck__gas_spread_slab_steps(ck__gas_spread *s, uint64_t steps) {
         uint64_t due = c->rescale_every - (step - 1) % c->rescale_every;
         count = due < count ? due : count;
       }
+      /* Every member settles after them; none are taken where the
+       * processes' swap failed (through the host from then on). The
+       * call's last step keeps its energies. */
       uint64_t taken = 0;
-      CK_TRY(resident_steps(s, count, k + count == steps, &taken));
+      s->resident_last = k + count == steps;
+      CK_TRY(ck__halo_reside(&s->halo, &gas_resident, count, &taken));
       if (taken > 0) {
         s->settled = 1;
         if (c->thermostat == CK_GAS_RESCALE && s->step % c->rescale_every == 0)
