@@ -2888,6 +2888,49 @@ three runs after an untimed one.
 {table(["run", "13c85e3", "efficiency", "now", "efficiency"], rows)}"""
 
 
+GAS_SMALL = "h200x2-2026-12-01-gas-small"
+
+
+def h200x2_gas_small():
+    """A spread gas's ways up to 2^20 particles a member."""
+    cases = ["one cells", "one verlet:0.5", "process cells",
+             "process cells host", "process verlet:0.5", "mpi cells",
+             "mpi cells host", "mpi verlet:0.5"]
+    sizes = {}
+    for line in read(GAS_SMALL, "ways.txt").splitlines():
+        size, case, figures = line.split(" | ")
+        sizes.setdefault(int(size.split()[0]), {})[case.strip()] = float(
+            figures.split()[0])
+    rows, host, lists = [], [], []
+    for size, got in sizes.items():
+        rows.append([f"{size:,}"] + [num(got[case]) for case in cases])
+        for way in ("process", "mpi"):
+            host.append(got[way + " cells host"] / got[way + " cells"])
+            lists.append(got[way + " verlet:0.5"] / got[way + " cells"])
+    return f"""### A spread gas's ways up to 2²⁰ particles a member
+
+The gas alone on one GPU, and spread over both, in one process and
+over MPI. Members step cell lists resident (device to device), cell
+lists through the host (`CLKIT_PEER=0`), or Verlet lists (skin 0.5).
+Medians of three runs in turns, after an untimed one.
+
+{source([(GAS_SMALL, "ways.txt"), (GAS_SMALL, "run.txt")],
+        H200X2_DRIVER, "2026-12-01",
+        "`clkit run gas --particles 2N --steps 2000 --neighbors "
+        "cells|verlet:0.5 --device cuda:0,cuda:1 --spread --shares 1,1 "
+        "--log-every 0 --json --quiet`; `mpirun -np 2` with `--device "
+        "cuda`; one GPU with N (run.txt gives each)")}
+
+{table(["a member", "one GPU, cells", "one GPU, Verlet", "process, cells",
+        "process, cells via host", "process, Verlet", "MPI, cells",
+        "MPI, cells via host", "MPI, Verlet"], rows)}
+
+- Through the host, cell lists ran at {min(host):.2f} to {max(host):.2f} of their resident rate.
+- Verlet lists ran at {min(lists):.2f} to {max(lists):.2f} of resident cell lists.
+- So below 2²⁰ particles a member the default keeps cell lists,
+  resident where the members can; from 2²⁰ it takes Verlet lists."""
+
+
 GAS_BORDER = "h200x2-2026-11-30-gas-border"
 
 H200X2_DRIVER = ("2 NVIDIA H200 joined by NVLink, driver 580.159.04, CUDA 13.0; "
@@ -3129,6 +3172,7 @@ SECTIONS = [
                         h200x2_halo, h200x2_gas_aside,
                         h200x2_aco_engine, h200x2_gas_engine,
                         h200x2_gas_verlet_host, h200x2_gas_modes,
+                        h200x2_gas_small,
                         h200x2_mlp_epochs, h200x2_engine_all]),
     ("4 NVIDIA H200", [h200x4_scaling, h200x4_ga_engine, h200x4_mlp_engine]),
     ("2 cores of an Intel Xeon", [xeon_pso, xeon_mlp]),
