@@ -3,9 +3,9 @@
  * what crosses between members, done on each member's device
  * (ck_gas.h's spread members). A rebuild's messages are selected,
  * posted, admitted and sorted; between rebuilds the exports' positions
- * are packed and unpacked; a cells-mode member steps out and settles.
- * The buffers are gas_member.c's; the halo runs the stages, the counts
- * and the messages.
+ * are packed and unpacked; a cells-mode member steps out and settles;
+ * a member's forces. The buffers are gas_member.c's; the halo runs the
+ * stages, the counts and the messages.
  *
  * A rebuild's and a crossing's messages are packed on the sender's
  * device as the receiver appends them (ck_gas.h's layout): migrants

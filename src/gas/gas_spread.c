@@ -37,10 +37,10 @@
  * a gas as on one device, stepped by gas.c (ck__gas_spread.whole); a
  * gas on one device is one (gas_engine.c).
  *
- * This file holds the phases, the halo's ops (what a member does when
- * its halo crosses: framework/halo.c runs the stages, the counts and the
- * messages) and a step through the host, in Verlet and cells mode;
- * gas_spread_steps.c a call's steps of slabs, resident ones too;
+ * This file holds the strays, the phases, the sums and a step through
+ * the host, in Verlet and cells mode; gas_member_exchange.c the halo's
+ * ops (what a member does when its halo crosses); gas_spread_steps.c a
+ * call's steps of slabs, resident ones too;
  * gas_spread_deal.c the slabs' making and dealing, and what the run
  * reads.
  */
