@@ -1011,23 +1011,12 @@ static ck_status generate_arguments(ck_kernel_args *args, ck_kernel *kernel,
   return ck_kernel_args_u32(args, pass);
 }
 
-/* ck__kernel_args_list with its values given in place. */
-static ck_status list_arguments(ck_kernel_args *args, int double_precision,
-                                const char *kinds, ...) {
-  va_list values;
-  va_start(values, kinds);
-  ck_status status =
-      ck__kernel_args_list(args, double_precision, kinds, values);
-  va_end(values);
-  return status;
-}
-
 /* ck_kernel_args: a whole sequence launches as numbered calls do; a
  * cursor at a named position sets one argument again; the end refuses
  * too few arguments, a sequence keeps its first failure (later calls do
  * nothing), and one past the kernel's last is refused. A list
- * (ck__kernel_args_list) sets what the calls set, is counted the same,
- * and refuses an unknown letter. */
+ * (ck__kernel_args_add, over ck__kernel_args_list) sets what the calls
+ * set, is counted the same, and refuses an unknown letter. */
 static void kernel_args_cursor(const ck_device *device) {
   ck_queue *queue = NULL, *second = NULL;
   ck_program *program = NULL;
@@ -1067,23 +1056,23 @@ static void kernel_args_cursor(const ck_device *device) {
    * bytes that 'u' does. */
   const uint64_t listed = 0x2468ACE013579BDFull;
   CHECK_OK(ck_kernel_args_begin(kernel, &args));
-  CHECK_OK(list_arguments(&args, 0, "bbuuiu", values, bits, count,
-                          (unsigned)listed, (int)(listed >> 32), 9u));
+  CHECK_OK(ck__kernel_args_add(&args, 0, "bbuuiu", values, bits, count,
+                               (unsigned)listed, (int)(listed >> 32), 9u));
   CHECK_OK(ck_kernel_args_end(&args));
   CHECK(generate_differs(queue, kernel, bits, count, listed, 9) == 0);
 
   /* Five of the six from a list: the end counts them. */
   CHECK_OK(ck_kernel_args_begin(kernel, &args));
-  CHECK_OK(
-      list_arguments(&args, 0, "bbuuu", values, bits, count, count, count));
+  CHECK_OK(ck__kernel_args_add(&args, 0, "bbuuu", values, bits, count, count,
+                               count));
   CHECK_INVALID(ck_kernel_args_end(&args), "5 arguments set, but it takes 6");
 
   /* An unknown letter: the letters before it are set, and its failure is
    * kept past later lists. */
   CHECK_OK(ck_kernel_args_begin(kernel, &args));
-  CHECK_INVALID(list_arguments(&args, 0, "bqu", values, count), "'q'");
+  CHECK_INVALID(ck__kernel_args_add(&args, 0, "bqu", values, count), "'q'");
   CHECK(args.next == 1);
-  CHECK(list_arguments(&args, 0, "u", count) == CK_ERROR_INVALID_ARGUMENT);
+  CHECK(ck__kernel_args_add(&args, 0, "u", count) == CK_ERROR_INVALID_ARGUMENT);
   CHECK(args.next == 1);
   CHECK_INVALID(ck_kernel_args_end(&args), "'q'");
 
@@ -1178,7 +1167,7 @@ static void kernel_args_real(const ck_device *device) {
   CHECK_MSG(fabs(got[0] - want) <= 1e-5 * want, "%.7g (want %.7g)", got[0],
             want);
   CHECK_OK(ck_kernel_args_begin(kernel, &args));
-  CHECK_OK(list_arguments(&args, 0, "brr", result, 0.25, 0.75));
+  CHECK_OK(ck__kernel_args_add(&args, 0, "brr", result, 0.25, 0.75));
   CHECK_OK(ck_kernel_args_end(&args));
   CHECK_OK(ck_queue_launch(queue, kernel, 1, &global, NULL, NULL));
   CHECK_OK(

@@ -6,16 +6,6 @@
 
 #include "gas/gas_internal.h"
 
-/* Sets the cursor's next arguments from a list, in the state's
- * precision (ck__kernel_args_list). */
-static void add_list(const gas_state *state, ck_kernel_args *args,
-                     const char *kinds, ...) {
-  va_list values;
-  va_start(values, kinds);
-  ck__kernel_args_list(args, state->double_precision, kinds, values);
-  va_end(values);
-}
-
 ck_status ck__gas_opencl_select(gas_state *state, int mode, double lo,
                                 double hi, double reach, int stage,
                                 uint32_t counts[2]) {
@@ -77,12 +67,13 @@ ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
     return CK_OK;
   ck_kernel_args args;
   ck_kernel_args_begin(state->locate_kernel, &args);
-  add_list(state, &args, "uu", count, base);
+  ck__kernel_args_add(&args, state->double_precision, "uu", count, base);
   ck__gas_add_geometry(state, &args);
-  add_list(state, &args, "buiubbbubb",
-           ghost ? state->in_packed : state->out_packed, at, ghost, from_next,
-           state->cell_start, state->cell_count, state->id, state->particles,
-           ghost ? state->ghost_slots : state->export_slots, state->flags);
+  ck__kernel_args_add(
+      &args, state->double_precision, "buiubbbubb",
+      ghost ? state->in_packed : state->out_packed, at, ghost, from_next,
+      state->cell_start, state->cell_count, state->id, state->particles,
+      ghost ? state->ghost_slots : state->export_slots, state->flags);
   return ck__gas_opencl_launch(state, &args, count, state->group);
 }
 

@@ -646,6 +646,16 @@ ck_status ck__kernel_args_list(ck_kernel_args *args, int double_precision,
   return args->status;
 }
 
+ck_status ck__kernel_args_add(ck_kernel_args *args, int double_precision,
+                              const char *kinds, ...) {
+  va_list values;
+  va_start(values, kinds);
+  ck_status status =
+      ck__kernel_args_list(args, double_precision, kinds, values);
+  va_end(values);
+  return status;
+}
+
 /* ---- Memory lent to other libraries (CUDA's device arrays) ------------- */
 
 ck_status ck__queue_lend(ck_queue *queue, const ck_buffer *buffer,

@@ -80,6 +80,9 @@ ck_status ck__queue_follow(ck_queue *home, ck_queue *beside);
  * message naming it), as is a NULL args or kinds. */
 ck_status ck__kernel_args_list(ck_kernel_args *args, int double_precision,
                                const char *kinds, va_list values);
+/* The same, with the values given in place. */
+ck_status ck__kernel_args_add(ck_kernel_args *args, int double_precision,
+                              const char *kinds, ...);
 
 /* A buffer lent in place, where ck__device_lends_memory(): its device
  * address, its device's ordinal and the queue's stream (a cudaStream_t).
