@@ -10,7 +10,7 @@
 #include "framework/framework.h"
 #include "gas/gas_internal.h"
 
-CK__STEPS_TABLE(ck__gas_steps, 21);
+CK__STEPS_TABLE(ck__gas_steps, 20);
 
 ck_gas *ck__gas_alone(ck_gas *gas) {
   ck_gas *whole = gas->spread ? ck__gas_spread_whole(gas->spread) : NULL;

@@ -80,16 +80,15 @@ typedef struct ck__gas_steps {
    * and their counts (read back, every entry counted, those past
    * message_capacity not stored). post: count entries of member_list
    * from base into a rebuild's message at word `at` of the packed outbox
-   * (ck_gas.h's layout, ghost 1 for ghosts' entries), shift added; with
-   * kept not 0, each entry's word and position as they are at word kept
-   * too. accept: count entries of the packed inbox from word `at` into
+   * (ck_gas.h's layout, ghost 1 for ghosts' entries), shift added, a
+   * migrant's slot then dropped; with kept not 0, each entry's word and
+   * position as they are at word kept too. accept: count entries of the packed inbox from word `at` into
    * the slots from first (a ghost's word marked, those from entry
    * from_next as the next member's); a migrant outside [lo, hi) puts the
    * least such entry in member_counts[2]. gather (between rebuilds): the
    * positions of count exports from entry base of export_slots into the
    * outbox, 2 reals an entry, shift[0] added to the first split (toward
-   * the previous member), shift[1] to the rest. mark: drops the slots of
-   * count entries of member_list from base. locate: the slots, after a
+   * the previous member), shift[1] to the rest. locate: the slots, after a
    * sort, of count entries (3 words each: word, position) from word `at`
    * of the packed outbox into export_slots from base, or with ghost 1 of the
    * packed inbox into ghost_slots (words marked as accept marks them).
@@ -106,7 +105,6 @@ typedef struct ck__gas_steps {
                       double hi, int stage);
   ck_status (*gather)(gas_state *state, uint32_t base, uint32_t count,
                       uint32_t split, const double shift[2], int stage);
-  ck_status (*mark)(gas_state *state, uint32_t base, uint32_t count);
   ck_status (*locate)(gas_state *state, int ghost, uint32_t base,
                       uint32_t count, uint32_t at, uint32_t from_next);
   ck_status (*unpack)(gas_state *state, uint32_t base, uint32_t count);
@@ -286,7 +284,7 @@ struct gas_state {
   /* A cells-mode member's outbox entries read with their counts,
    * unasked (each region's): the last step's and a quarter more. */
   uint32_t leave_guess[4];
-  ck_kernel *select_kernel, *gather_kernel, *mark_kernel, *locate_kernel,
+  ck_kernel *select_kernel, *gather_kernel, *locate_kernel,
       *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
       *post_kernel, *accept_kernel, *parts_kernel;
 };
@@ -328,7 +326,6 @@ ck_status ck__gas_opencl_accept(gas_state *state, uint32_t first,
 ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
                                 uint32_t split, const double shift[2],
                                 int stage);
-ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count);
 ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
                                 uint32_t count, uint32_t at,
                                 uint32_t from_next);

@@ -69,8 +69,6 @@ static ck_status halo_post(void *self, size_t i, int stage, int kind,
   CK_TRY(ck__staging_read(&state->staging, state->queue, state->out_packed, 2,
                           at, bytes, 0, out, NULL));
   CK_TRY(ck_queue_finish(state->queue));
-  for (int side = 0; kind == CK__HALO_MIGRANT && side < 2; ++side)
-    CK_TRY(gas->steps->mark(state, (uint32_t)side * capacity, counts[side]));
 fail:
   return status;
 }

@@ -53,13 +53,6 @@ ck_status ck__gas_opencl_gather(gas_state *state, uint32_t base, uint32_t count,
                             shift[1], stage, state->position, state->out_real);
 }
 
-ck_status ck__gas_opencl_mark(gas_state *state, uint32_t base, uint32_t count) {
-  if (count == 0)
-    return CK_OK;
-  return ck__gas_opencl_run(state, state->mark_kernel, count, "uubb", count,
-                            base, state->member_list, state->id);
-}
-
 ck_status ck__gas_opencl_locate(gas_state *state, int ghost, uint32_t base,
                                 uint32_t count, uint32_t at,
                                 uint32_t from_next) {
@@ -125,29 +118,16 @@ ck_status ck__gas_opencl_leave(gas_state *state, int move, double lo, double hi,
                                double reach, const double shift[2], int again,
                                int stage) {
   ck_status status = CK_OK;
-  int real = state->double_precision;
   static const uint32_t zero[4] = {0, 0, 0, 0};
   if (move)
     CK_TRY(ck__gas_opencl_kick_drift(state));
   CK_TRY(ck_buffer_write(state->queue, state->member_counts, 0, sizeof zero,
                          zero, CK_NONBLOCKING, NULL));
-  ck_kernel_args args;
-  ck_kernel_args_begin(state->leave_kernel, &args);
-  ck_kernel_args_u32(&args, state->particles);
-  ck_kernel_args_real(&args, lo, real);
-  ck_kernel_args_real(&args, hi, real);
-  ck_kernel_args_real(&args, reach, real);
-  ck_kernel_args_real(&args, shift[0], real);
-  ck_kernel_args_real(&args, shift[1], real);
-  ck_kernel_args_i32(&args, again);
-  ck_kernel_args_i32(&args, stage);
-  ck_kernel_args_buffer(&args, state->position);
-  ck_kernel_args_buffer(&args, state->velocity);
-  ck_kernel_args_buffer(&args, state->id);
-  ck_kernel_args_u32(&args, state->message_capacity);
-  ck_kernel_args_buffer(&args, state->out_packed);
-  ck_kernel_args_buffer(&args, state->member_counts);
-  CK_TRY(ck__gas_opencl_launch(state, &args, state->particles, state->group));
+  CK_TRY(ck__gas_opencl_run(state, state->leave_kernel, state->particles,
+                            "urrrrriibbbubb", state->particles, lo, hi, reach,
+                            shift[0], shift[1], again, stage, state->position,
+                            state->velocity, state->id, state->message_capacity,
+                            state->out_packed, state->member_counts));
 fail:
   return status;
 }

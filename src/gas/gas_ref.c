@@ -252,7 +252,7 @@ static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
                           int stage) {
   const ck_real *position = ck__reals(state->position);
   const ck_real *velocity = ck__reals(state->velocity);
-  const uint32_t *id = ck__words(state->id);
+  uint32_t *id = ck__words(state->id);
   const uint32_t *list = ck__words(state->member_list);
   uint32_t *packed = ck__words(state->out_packed);
   uint32_t words = ck_gas_entry_words(ghost);
@@ -273,6 +273,8 @@ static ck_status ref_post(gas_state *state, uint32_t base, uint32_t count,
       own[1] = bits_of(position[2 * slot]);
       own[2] = bits_of(position[2 * slot + 1]);
     }
+    if (!ghost)
+      id[slot] = CK_GAS_DROPPED;
   }
   return CK_OK;
 }
@@ -314,14 +316,6 @@ static ck_status ref_gather(gas_state *state, uint32_t base, uint32_t count,
     out_real[2 * e + 1] =
         position[2 * slots[e] + 1] + (stage == 1 ? (ck_real)shift : 0);
   }
-  return CK_OK;
-}
-
-static ck_status ref_mark(gas_state *state, uint32_t base, uint32_t count) {
-  uint32_t *id = ck__words(state->id);
-  const uint32_t *list = ck__words(state->member_list);
-  for (uint32_t e = base; e < base + count; ++e)
-    id[list[e]] = CK_GAS_DROPPED;
   return CK_OK;
 }
 
@@ -501,7 +495,6 @@ const ck__gas_steps CK_VARIANT(ck__gas_ref_steps) = {
     .post = ref_post,
     .accept = ref_accept,
     .gather = ref_gather,
-    .mark = ref_mark,
     .locate = ref_locate,
     .unpack = ref_unpack,
     .parts = ref_parts,
