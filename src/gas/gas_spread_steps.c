@@ -209,20 +209,26 @@ fail:
   return status;
 }
 
+/* Member i's most entries in a region, and in a leavers region, from
+ * the counts of its 4 regions (leavers first). */
+static void keep_most(ck__gas_spread *s, size_t i, const uint32_t counts[4]) {
+  for (int region = 0; region < 4; ++region) {
+    if (counts[region] > s->most[i])
+      s->most[i] = counts[region];
+    if (region < 2 && counts[region] > s->most_leavers[i])
+      s->most_leavers[i] = counts[region];
+  }
+}
+
 /* After a cells-mode step through the host (the first at a start): its
  * counts are the first to make room for resident steps by. */
 void ck__gas_spread_ready_to_reside(ck__gas_spread *s) {
   int devices = ck__halo_may_reside(&s->halo);
   for (size_t i = 0; devices && i < s->run->local; ++i) {
-    const ck__halo_link *l = &s->halo.members[i].link[0];
+    uint32_t counts[4]; /* posted[kind][side]: leavers first */
+    memcpy(counts, s->halo.members[i].link[0].posted, sizeof counts);
     s->most[i] = s->most_leavers[i] = 0;
-    for (int kind = 0; kind < 2; ++kind)
-      for (int side = 0; side < 2; ++side) {
-        if (l->posted[kind][side] > s->most[i])
-          s->most[i] = l->posted[kind][side];
-        if (kind == 0 && l->posted[kind][side] > s->most_leavers[i])
-          s->most_leavers[i] = l->posted[kind][side];
-      }
+    keep_most(s, i, counts);
   }
   s->resident_ready = devices;
 }
@@ -356,12 +362,7 @@ static ck_status resident_settle(void *self, size_t i) {
         ck_bits_as_float(words[CK_GAS_CONTROL_STRAY_X])));
   s->most[i] = s->most_leavers[i] = 0;
   for (int parity = 0; parity < 2; ++parity)
-    for (int region = 0; region < 4; ++region) {
-      uint32_t count = words[ck_gas_control_count(parity, region)];
-      s->most[i] = count > s->most[i] ? count : s->most[i];
-      if (region < 2 && count > s->most_leavers[i])
-        s->most_leavers[i] = count;
-    }
+    keep_most(s, i, &words[ck_gas_control_count(parity, 0)]);
 fail:
   return status;
 }
