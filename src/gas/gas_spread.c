@@ -38,11 +38,7 @@
  * gas on one device is one (gas_engine.c).
  *
  * This file holds the strays, the phases, the sums and a step through
- * the host, in Verlet and cells mode; gas_member_exchange.c the halo's
- * ops (what a member does when its halo crosses); gas_spread_steps.c a
- * call's steps of slabs, resident ones too;
- * gas_spread_deal.c the slabs' making and dealing, and what the run
- * reads.
+ * the host; gas_spread_internal.h lists the others.
  */
 #include <assert.h>
 #include <math.h>
