@@ -69,32 +69,30 @@ typedef struct ck__gas_steps {
    * range / bins (the device buffer rdf, bins words). */
   ck_status (*rdf)(gas_state *state, uint32_t bins, double range);
   void (*teardown)(gas_state *state);
-  /* A spread member's exchange steps (the halo's ops and resident steps
-   * of gas_member_exchange.c and gas_spread_steps.c; ck_gas.h's spread
-   * members), over the member
-   * buffers below. Each takes the stage of the exchange (0: along x;
-   * 1: a grid's stage along y), whose coordinate it compares and shifts.
-   * select: each side's list of own slots that leave
-   * the slab [lo, hi) (mode 0; in stage 0 ghosts are dropped) or lie
-   * within reach of a border (mode 1; in stage 1 stage 0's ghosts too),
-   * and their counts (read back, every entry counted, those past
-   * message_capacity not stored). post: count entries of member_list
-   * from base into a rebuild's message at word `at` of the packed outbox
-   * (ck_gas.h's layout, ghost 1 for ghosts' entries), shift added, a
-   * migrant's slot then dropped; with kept not 0, each entry's word and
-   * position as they are at word kept too. accept: count entries of the packed inbox from word `at` into
-   * the slots from first (a ghost's word marked, those from entry
-   * from_next as the next member's); a migrant outside [lo, hi) puts the
-   * least such entry in member_counts[2]. gather (between rebuilds): the
-   * positions of count exports from entry base of export_slots into the
-   * outbox, 2 reals an entry, shift[0] added to the first split (toward
-   * the previous member), shift[1] to the rest. locate: the slots, after a
-   * sort, of count entries (3 words each: word, position) from word `at`
-   * of the packed outbox into export_slots from base, or with ghost 1 of the
-   * packed inbox into ghost_slots (words marked as accept marks them).
-   * unpack: in_real's first count positions into the slots of
-   * ghost_slots from base. census: the own particles' count, sum of ids
-   * and of their hashes. scale: every velocity times factor. */
+  /* A spread member's exchange steps (the halo's ops and resident steps of
+   * gas_member_exchange.c and gas_spread_steps.c; ck_gas.h's spread members),
+   * over the member buffers below. Each takes the stage of the exchange (0:
+   * along x; 1: a grid's stage along y), whose coordinate it compares and
+   * shifts. select: each side's list of own slots that leave the slab [lo, hi)
+   * (mode 0; in stage 0 ghosts are dropped) or lie within reach of a border
+   * (mode 1; in stage 1 stage 0's ghosts too), and their counts (read back,
+   * every entry counted, those past message_capacity not stored). post: count
+   * entries of member_list from base into a rebuild's message at word `at` of
+   * the packed outbox (ck_gas.h's layout, ghost 1 for ghosts' entries), shift
+   * added, a migrant's slot then dropped; with kept not 0, each entry's word
+   * and position as they are at word kept too. accept: count entries of the
+   * packed inbox from word `at` into the slots from first (a ghost's word
+   * marked, those from entry from_next as the next member's); a migrant outside
+   * [lo, hi) puts the least such entry in member_counts[2]. gather (between
+   * rebuilds): the positions of count exports from entry base of export_slots
+   * into the outbox, 2 reals an entry, shift[0] added to the first split
+   * (toward the previous member), shift[1] to the rest. locate: the slots,
+   * after a sort, of count entries (3 words each: word, position) from word
+   * `at` of the packed outbox into export_slots from base, or with ghost 1 of
+   * the packed inbox into ghost_slots (words marked as accept marks them).
+   * unpack: in_real's first count positions into the slots of ghost_slots from
+   * base. census: the own particles' count, sum of ids and of their hashes.
+   * scale: every velocity times factor. */
   ck_status (*select)(gas_state *state, int mode, double lo, double hi,
                       double reach, int stage, uint32_t counts[2]);
   ck_status (*post)(gas_state *state, uint32_t base, uint32_t count,
@@ -263,8 +261,8 @@ struct gas_state {
   ck_buffer *member_list;   /* 2 sides x capacity slots, selected */
   ck_buffer *member_counts; /* 4 words: each side's or region's count,
                              * and [2] an accept's stray after it */
-  ck_buffer *out_real;      /* 4 x capacity x 4 reals: the outbox */
-  ck_buffer *in_real;       /* inbox_capacity x 4 reals: the inbox */
+  ck_buffer *out_real;      /* 4 x capacity x 2 reals: the outbox */
+  ck_buffer *in_real;       /* inbox_capacity x 2 reals: the inbox */
   ck_buffer *export_slots;  /* 4 x capacity: the slots sent, a stage's
                              * sides one after the other in its two
                              * capacities (and so in out_real) */
@@ -284,9 +282,9 @@ struct gas_state {
   /* A cells-mode member's outbox entries read with their counts,
    * unasked (each region's): the last step's and a quarter more. */
   uint32_t leave_guess[4];
-  ck_kernel *select_kernel, *gather_kernel, *locate_kernel,
-      *unpack_kernel, *census_kernel, *scale_kernel, *leave_kernel,
-      *post_kernel, *accept_kernel, *parts_kernel;
+  ck_kernel *select_kernel, *gather_kernel, *locate_kernel, *unpack_kernel,
+      *census_kernel, *scale_kernel, *leave_kernel, *post_kernel,
+      *accept_kernel, *parts_kernel;
 };
 
 /* Kernel arguments shared by the OpenCL and CUDA steps (gas_opencl.c),

@@ -30,11 +30,11 @@ static const struct {
   const char *name;
 } shapes[MESSAGE_BUFFERS] = {{2, 0, 0, "member lists"},
                              {0, 4, 0, "member counts"},
-                             {16, 0, 1, "outbox"},
+                             {8, 0, 1, "outbox"},
                              {4, 0, 0, "export slots"},
                              {2 * CK_GAS_PACKED_WORDS, 0, 0, "packed outbox"},
                              {0, CK_GAS_CONTROL_WORDS, 0, "member control"},
-                             {4, 0, 1, "inbox"},
+                             {2, 0, 1, "inbox"},
                              {1, 0, 0, "ghost slots"},
                              {CK_GAS_ENTRY_WORDS, 0, 0, "packed inbox"}};
 

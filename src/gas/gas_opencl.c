@@ -764,11 +764,11 @@ static void opencl_teardown(gas_state *state) {
                           state->rescale_kernel,    state->rdf_kernel,
                           state->sum_slices_kernel, state->forces_strips_kernel,
                           state->sort_whole_kernel, state->select_kernel,
-                          state->gather_kernel,
-                          state->locate_kernel,     state->unpack_kernel,
-                          state->census_kernel,     state->scale_kernel,
-                          state->leave_kernel,      state->post_kernel,
-                          state->accept_kernel,     state->parts_kernel};
+                          state->gather_kernel,     state->locate_kernel,
+                          state->unpack_kernel,     state->census_kernel,
+                          state->scale_kernel,      state->leave_kernel,
+                          state->post_kernel,       state->accept_kernel,
+                          state->parts_kernel};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     ck_kernel_destroy(kernels[i]);
   ck_program_destroy(state->program);
