@@ -158,7 +158,64 @@ static void gate_leave(cl_command_queue queue, cl_event launched) {
   gate_last = launched;
 }
 
-/* A queue in a new context, or in home's (retained) where given. */
+/* The queues of this process on one device share a context, each
+ * holding a reference. On an H200 through NVIDIA's OpenCL, two threads'
+ * queues in contexts of their own waited about ten times as long for a
+ * small write and read as in one shared (bench_queue's pair_us,
+ * bench/RESULTS.md). An entry goes with its last queue; where every
+ * entry is taken, a queue makes a context of its own. */
+enum { SHARED_CONTEXTS = 64 };
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  cl_device_id device;
+  cl_context context;
+  size_t queues;
+} contexts[SHARED_CONTEXTS];
+
+/* A context for a new queue: home (a queue's, retained) where given,
+ * else the device's shared one, retained, or a new one it shares. */
+static cl_context share_context(cl_device_id device, cl_context home,
+                                cl_int *code) {
+  cl_context context = NULL;
+  int k = 0, free_k = -1;
+  pthread_mutex_lock(&contexts_lock);
+  for (; k < SHARED_CONTEXTS; ++k) {
+    if (home ? contexts[k].context == home : contexts[k].device == device)
+      break;
+    if (free_k < 0 && !contexts[k].context)
+      free_k = k;
+  }
+  if (home || k < SHARED_CONTEXTS) {
+    context = home ? home : contexts[k].context;
+    *code = clRetainContext(context);
+    if (*code != CL_SUCCESS)
+      context = NULL;
+    else if (k < SHARED_CONTEXTS)
+      contexts[k].queues += 1;
+  } else {
+    context = clCreateContext(NULL, 1, &device, NULL, NULL, code);
+    if (context && free_k >= 0) {
+      contexts[free_k].device = device;
+      contexts[free_k].context = context;
+      contexts[free_k].queues = 1;
+    }
+  }
+  pthread_mutex_unlock(&contexts_lock);
+  return context;
+}
+
+/* A queue's reference to its context dropped, and the shared entry with
+ * its last queue. */
+static void release_context(cl_context context) {
+  pthread_mutex_lock(&contexts_lock);
+  for (int k = 0; k < SHARED_CONTEXTS; ++k)
+    if (contexts[k].context == context && --contexts[k].queues == 0)
+      contexts[k].device = NULL, contexts[k].context = NULL;
+  pthread_mutex_unlock(&contexts_lock);
+  clReleaseContext(context);
+}
+
+/* A queue in its device's shared context, or in home's where given. */
 static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
   assert(queue && (!home || state(home))); /* beside a made state */
   ck_status status = CK_OK;
@@ -169,12 +226,8 @@ static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
   if (!made)
     return ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory for a queue");
   cl_device_id device = (cl_device_id)queue->device.device_handle;
-  if (home) {
-    made->context = state(home)->context;
-    clRetainContext(made->context);
-  } else {
-    made->context = clCreateContext(NULL, 1, &device, NULL, NULL, &code);
-  }
+  made->context =
+      share_context(device, home ? state(home)->context : NULL, &code);
   if (code != CL_SUCCESS) {
     status = cl_fail(queue, code, "clCreateContext");
     goto fail;
@@ -192,7 +245,7 @@ static ck_status make_queue(ck_queue *queue, const ck_queue *home) {
 fail:
   /* clCreateContext returns NULL when it fails. */
   if (made->context)
-    clReleaseContext(made->context);
+    release_context(made->context);
   free(made);
   return status;
 }
@@ -257,7 +310,7 @@ static void ocl_destroy(ck_queue *queue) {
       pthread_mutex_unlock(&gate_lock);
     }
     clReleaseCommandQueue(q->queue);
-    clReleaseContext(q->context);
+    release_context(q->context);
   }
   free(q->pending);
   free(q);
