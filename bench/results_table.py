@@ -2741,6 +2741,73 @@ def tree_row(runs, case, label):
             "yes" if len(same) == 1 else "no"]
 
 
+MEMBERS_ONE = "h200-2026-12-01-members"
+
+# cmp.txt's cases: each label.
+MEMBERS_CASES = {
+    "ocl1 verlet 2M": "2M, Verlet, `ocl:1.0` alone",
+    "ocl2 verlet 2M": "2M, Verlet, two members on `ocl:1.0`",
+    "ocl2 cells 1M": "1M, cells, two members on `ocl:1.0`",
+    "ocl2 auto 524k": "524,288, auto, two members on `ocl:1.0`",
+    "cuda2 peer0 auto 524k": "524,288, auto, two on `cuda:0`, `CLKIT_PEER=0`",
+    "cuda2 peer0 auto 262k": "262,144, auto, two on `cuda:0`, `CLKIT_PEER=0`",
+    "cuda2 auto 524k": "524,288, auto, two on `cuda:0` (resident cells)",
+    "cuda2 verlet 2M": "2M, Verlet, two members on `cuda:0`",
+    "cuda1 4M": "4M, auto, `cuda:0` alone"}
+
+
+def h200_members_one():
+    """Members on one GPU: a shared OpenCL context, and the default
+    neighbours where cells cross through the host."""
+    rows, same, untouched = [], True, []
+    for line in read(MEMBERS_ONE, "cmp.txt").splitlines():
+        name, base, new, ratio = [part.strip() for part in line.split(" | ")]
+        (rate_b, mode_b, energy_b), (rate_n, mode_n, energy_n) = [
+            (run.split()[1], run.split("(")[1].split(",")[0],
+             run.split("E ")[1].rstrip(")")) for run in (base, new)]
+        same = same and (mode_b != mode_n or energy_b == energy_n)
+        rows.append([MEMBERS_CASES[name], num(rate_b), mode_b, num(rate_n),
+                     mode_n, ratio.split()[1]])
+        if mode_b == mode_n and not name.startswith("ocl2"):
+            untouched.append(abs(float(ratio.split()[1]) - 1))
+    queues = []
+    for line in read(MEMBERS_ONE, "bench_queue.txt").splitlines():
+        words = line.split()
+        if words[1] != "device":
+            tree = {"base": "before", "new": "now"}[words[0]]
+            queues.append([tree, f"`{words[1]}`", words[-2], words[-1]])
+    return f"""### Members on one GPU: one OpenCL context, and lists through the host
+
+Two changes, the tree before each beside it in the same call:
+
+- A process's queues on one OpenCL device share one context.
+- A spread's default neighbours take Verlet lists from 2¹⁷ particles a
+  member where cell lists would cross through the host.
+
+`bench_queue` times a 16-byte write and a blocking read: one queue alone
+(`trip_us`), and two queues at once, each on a thread of its own
+(`pair_us`). The gas's rates are medians of three runs in turns, after
+an untimed one, in particle-steps/s.
+
+{source([(MEMBERS_ONE, "cmp.txt"), (MEMBERS_ONE, "bench_queue.txt"),
+         (MEMBERS_ONE, "machine.txt")],
+        "NVIDIA H200, driver 580.159.04, CUDA 13.0", "2026-12-01",
+        "`build/bench/bench_queue --device D --megabytes 64 --repeat 5`; "
+        "`clkit run gas --particles N --steps S [--neighbors M] --device D "
+        "[--spread --shares 1,1] --log-every 0 --json --quiet` (cmp.txt "
+        "gives each case)")}
+
+{table(["tree", "device", "trip_us", "pair_us"], queues)}
+
+{table(["case", "before", "mode", "now", "mode", "now / before"], rows)}
+
+- Through NVIDIA's OpenCL, two queues in contexts of their own waited
+  about ten times as long as in one shared.
+- Where the mode stayed, {"every run of both trees ended at the same energy,"
+  if same else "the energies differ:"} bit for bit.
+- Runs the changes do not touch kept their rates within {100 * max(untouched):.1f}%."""
+
+
 GAS_ALONE = "h200-2026-11-29-gas-alone"
 
 
@@ -2927,8 +2994,9 @@ Medians of three runs in turns, after an untimed one.
 
 - Through the host, cell lists ran at {min(host):.2f} to {max(host):.2f} of their resident rate.
 - Verlet lists ran at {min(lists):.2f} to {max(lists):.2f} of resident cell lists.
-- So below 2²⁰ particles a member the default keeps cell lists,
-  resident where the members can; from 2²⁰ it takes Verlet lists."""
+- So where the members' cells step resident, the default keeps them
+  below 2²⁰ particles a member, and takes Verlet lists from there.
+  Where cells would go through the host, it takes the lists from 2¹⁷."""
 
 
 GAS_BORDER = "h200x2-2026-11-30-gas-border"
@@ -3167,7 +3235,7 @@ SECTIONS = [
     ("NVIDIA H200", [h200_bench, h200_peak, h200_pso_step, h200_ga_user,
                       h200_user_stream, h200_gas_verlet, h200_gas_ahead,
                       h200_aco_ants, h200_engine, h200_gas_whole,
-                      h200_gas_alone_engine]),
+                      h200_gas_alone_engine, h200_members_one]),
     ("2 NVIDIA H200", [h200x2_scaling, h200x2_gas_scaling, h200x2_gas_border,
                         h200x2_halo, h200x2_gas_aside,
                         h200x2_aco_engine, h200x2_gas_engine,

@@ -91,7 +91,7 @@ SPREAD_LIMIT = 400
 SPREAD_LIMITS = {"gas": 900}
 # The workloads whose spread-specific files are over their limit, each
 # with their lines as a ceiling that may only come down.
-SPREAD_OVER = {"gas": 2149}
+SPREAD_OVER = {"gas": 2138}
 
 # Workload files that still name a backend, each with its count of
 # CK_BACKEND_... and ck__cuda_... as a ceiling: what they need belongs in

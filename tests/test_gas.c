@@ -1283,36 +1283,45 @@ static ck_gas_neighbors auto_mode(const ck_device *device, size_t n,
 }
 
 /* The mode CK_GAS_NEIGHBORS_AUTO picks for a spread of `members`, all
- * GPUs or not, with n particles and cutoff rc (0: the default). */
-static ck_gas_neighbors members_mode(size_t members, int gpus, size_t n,
-                                     double rc) {
+ * GPUs or not, their cells resident or not, with n particles and cutoff
+ * rc (0: the default). */
+static ck_gas_neighbors members_mode(size_t members, int gpus, int resident,
+                                     size_t n, double rc) {
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.particles = n;
   if (rc > 0)
     c.rc = rc;
-  ck__gas_place place = {NULL, members, gpus};
+  ck__gas_place place = {NULL, members, gpus, resident};
   ck__gas_pick_neighbors(&place, &c);
   CHECK(c.neighbors != CK_GAS_VERLET || c.skin == CK_GAS_AUTO_SKIN);
   return c.neighbors;
 }
 
 /* A spread of several members takes Verlet lists where all are GPUs and
- * each holds CK_GAS_AUTO_VERLET_MEMBER_FROM particles on average; a mode
- * asked for stays. */
+ * each holds CK_GAS_AUTO_VERLET_MEMBER_FROM particles on average, or
+ * CK_GAS_AUTO_VERLET_HOST_FROM where their cells are not resident; a
+ * mode asked for stays. */
 static void neighbors_auto_members(void) {
   size_t from = CK_GAS_AUTO_VERLET_MEMBER_FROM;
-  CHECK(members_mode(2, 1, 2 * from, 0) == CK_GAS_VERLET);
-  CHECK(members_mode(3, 1, 3 * from, 0) == CK_GAS_VERLET);
-  CHECK(members_mode(2, 1, 2 * from - 1, 0) == CK_GAS_CELLS);
-  CHECK(members_mode(3, 1, 2 * from, 0) == CK_GAS_CELLS);
-  CHECK(members_mode(2, 0, 4 * from, 0) == CK_GAS_CELLS);
-  CHECK(members_mode(2, 1, 2 * from, 25) == CK_GAS_CELLS);
+  size_t host = CK_GAS_AUTO_VERLET_HOST_FROM;
+  CHECK(host < from);
+  CHECK(members_mode(2, 1, 1, 2 * from, 0) == CK_GAS_VERLET);
+  CHECK(members_mode(3, 1, 1, 3 * from, 0) == CK_GAS_VERLET);
+  CHECK(members_mode(2, 1, 1, 2 * from - 1, 0) == CK_GAS_CELLS);
+  CHECK(members_mode(3, 1, 1, 2 * from, 0) == CK_GAS_CELLS);
+  CHECK(members_mode(2, 0, 0, 4 * from, 0) == CK_GAS_CELLS);
+  CHECK(members_mode(2, 1, 1, 2 * from, 25) == CK_GAS_CELLS);
+  /* Cells through the host: lists from `host` a member. */
+  CHECK(members_mode(2, 1, 0, 2 * host, 0) == CK_GAS_VERLET);
+  CHECK(members_mode(2, 1, 0, 2 * host - 1, 0) == CK_GAS_CELLS);
+  CHECK(members_mode(4, 1, 0, 2 * from - 1, 0) == CK_GAS_VERLET);
+  CHECK(members_mode(2, 1, 0, 2 * from, 25) == CK_GAS_CELLS);
   ck_gas_config c;
   ck_gas_config_init(&c);
   c.particles = 4 * from;
   c.neighbors = CK_GAS_CELLS;
-  ck__gas_place place = {NULL, 2, 1};
+  ck__gas_place place = {NULL, 2, 1, 0};
   ck__gas_pick_neighbors(&place, &c);
   CHECK(c.neighbors == CK_GAS_CELLS);
 }

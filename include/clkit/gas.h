@@ -61,7 +61,9 @@ typedef enum ck_gas_neighbors {
    * soft-log model; else cells. A spread gas of one member chooses as its
    * device alone does; one of several takes those lists where every
    * member is a GPU and holds CK_GAS_AUTO_VERLET_MEMBER_FROM particles
-   * (on average), else cells. ck_gas_describe() gives the choice. */
+   * (on average), or CK_GAS_AUTO_VERLET_HOST_FROM where their cells
+   * would cross through the host; else cells. ck_gas_describe() gives
+   * the choice. */
   CK_GAS_NEIGHBORS_AUTO = 3
 } ck_gas_neighbors;
 
@@ -71,6 +73,11 @@ typedef enum ck_gas_neighbors {
  * particles a member: by 4% there, by 13-19% at 1.5M and 2M
  * (bench/RESULTS.md). */
 #define CK_GAS_AUTO_VERLET_MEMBER_FROM CK_GAS_AUTO_VERLET_FROM
+/* Where the members' cell lists cannot step device to device (no peer
+ * access, CLKIT_PEER=0, OpenCL), each step's exchange goes through the
+ * host. On two H200s Verlet lists then led cells by 1.32-1.53 times
+ * from 2^17 particles a member (bench/RESULTS.md). */
+#define CK_GAS_AUTO_VERLET_HOST_FROM (1u << 17)
 
 typedef enum ck_gas_thermostat {
   CK_GAS_NVE = 0,

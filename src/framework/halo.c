@@ -385,8 +385,7 @@ ck_status ck__halo_cross(ck__halo *h) {
 void ck__halo_free(ck__halo *halo) {
   if (!halo)
     return;
-  ck__spread_peers_close(halo->peers);
-  ck__window_close(halo->window);
+  ck__halo_reside_close(halo);
   for (size_t i = 0; i < CK_SPREAD_MAX_LOCAL; ++i)
     for (int side = 0; side < 2; ++side) {
       free(halo->members[i].from[side].data);

@@ -221,6 +221,8 @@ typedef struct ck__halo_resident_ops {
 /* Opens the members' reads of each other where `able` (every process
  * says): peers in one process, else the window. Collective. */
 ck_status ck__halo_reside_open(ck__halo *halo, int able);
+/* Closes what ck__halo_reside_open opened: it may open again. */
+void ck__halo_reside_close(ck__halo *halo);
 /* With mirrors, once the members' queues are made: whether NCCL's swaps
  * go (ck__window_connect); else resident steps go through the host.
  * Collective. */

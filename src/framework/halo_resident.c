@@ -26,6 +26,13 @@ fail:
   return status;
 }
 
+void ck__halo_reside_close(ck__halo *h) {
+  ck__spread_peers_close(h->peers);
+  ck__window_close(h->window);
+  h->window = NULL;
+  h->between = 0;
+}
+
 ck_status ck__halo_reside_connect(ck__halo *h) {
   ck_status status = CK_OK;
   int usable = 0;

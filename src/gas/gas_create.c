@@ -303,7 +303,8 @@ fail:
 /* Verlet lists only where they would be accepted had they been asked
  * for. On an H200 at density 0.7, Verlet lists with skin 0.5 and cells
  * broke even at about 1M particles alone; over two, lists led from 1M a
- * member (bench/RESULTS.md). */
+ * member, and from 128K where cells crossed through the host
+ * (bench/RESULTS.md). */
 void ck__gas_pick_neighbors(const ck__gas_place *place, ck_gas_config *c) {
   if (c->neighbors != CK_GAS_NEIGHBORS_AUTO)
     return;
@@ -311,8 +312,9 @@ void ck__gas_pick_neighbors(const ck__gas_place *place, ck_gas_config *c) {
   int alone = device != NULL;
   int gpu = alone ? ck__device_is_gpu(device) : place->gpus;
   size_t each = alone ? c->particles : c->particles / place->members;
-  size_t from =
-      alone ? CK_GAS_AUTO_VERLET_FROM : CK_GAS_AUTO_VERLET_MEMBER_FROM;
+  size_t from = alone             ? CK_GAS_AUTO_VERLET_FROM
+                : place->resident ? CK_GAS_AUTO_VERLET_MEMBER_FROM
+                                  : CK_GAS_AUTO_VERLET_HOST_FROM;
   if (c->model == CK_GAS_SOFT_LOG) {
     c->neighbors = CK_GAS_ALL_PAIRS;
   } else if (gpu && each >= from && CK_GAS_AUTO_SKIN <= c->rc &&
@@ -440,7 +442,7 @@ static ck_status create_gas(const ck_device *device,
                     device->id);
   ck_gas_config c = *config;
   const char *box_option = NULL;
-  ck__gas_place place = {device, 1, 0};
+  ck__gas_place place = {device, 1, 0, 0};
   CK_TRY(resolve_start(&place, &c, temperature_given, &frame, &box_option));
   CK_TRY(make_alone(device, &c, &frame, box_option, double_precision, forms,
                     result));

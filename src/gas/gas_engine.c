@@ -49,7 +49,7 @@ static ck_status gas_allocate(void *self, const ck__engine_member *member,
   assert(s->adopted); /* a whole box's gas is made on its device first */
   *gas = s->adopted;  /* taken over: destroyed with the member */
   s->adopted = NULL;
-  *queue = ck__gas_member_queue(*gas);
+  *queue = (*gas)->state.queue;
   return CK_OK;
 }
 
@@ -86,6 +86,20 @@ static ck_status count_gpus(ck__gas_spread *s) {
   return status;
 }
 
+/* Whether the members' cell lists would step resident, where they are
+ * GPUs (collective): their reads of each other opened to see, then
+ * closed (the plan opens what the run steps by). */
+static ck_status probe_resident(ck__gas_spread *s) {
+  ck_status status = CK_OK;
+  if (s->whole || !s->gpus)
+    return CK_OK;
+  CK_TRY(ck__halo_reside_open(&s->halo, 1));
+  s->resident_able = ck__halo_may_reside(&s->halo) && ck__halo_direct(&s->halo);
+fail:
+  ck__halo_reside_close(&s->halo);
+  return status;
+}
+
 ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
   ck_status status = CK_OK;
   ck__gas_spread *s = calloc(1, sizeof *s);
@@ -104,6 +118,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
                      ? CK_OK
                      : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
   CK_TRY(count_gpus(s));
+  CK_TRY(probe_resident(s));
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->pace.on = !spread->shares && s->total > 1;
@@ -245,7 +260,7 @@ int ck__gas_spread_rank(const ck__gas_spread *s) {
 
 ck__gas_place ck__gas_spread_place(const ck__gas_spread *s) {
   ck__gas_place place = {s->whole ? &s->run->devices[0] : NULL, s->total,
-                         s->gpus};
+                         s->gpus, s->resident_able};
   return place;
 }
 

@@ -492,12 +492,13 @@ ck_status ck__gas_spread_broadcast(ck__gas_spread *spread, void *data,
 /* This process's rank (0 alone). */
 int ck__gas_spread_rank(const ck__gas_spread *spread);
 /* Where a gas runs, for its default neighbours: one device (a gas
- * alone, or a spread's whole box), or `members` members, all GPUs or
- * not (device NULL). */
+ * alone, or a spread's whole box), or `members` members (device NULL),
+ * all GPUs or not, whose cell lists would step device to device
+ * (resident) or not. */
 typedef struct ck__gas_place {
   const ck_device *device;
   size_t members;
-  int gpus;
+  int gpus, resident;
 } ck__gas_place;
 /* CK_GAS_NEIGHBORS_AUTO in c made a mode for place and c's particles
  * (clkit/gas.h); any other mode is kept. */
@@ -553,12 +554,6 @@ ck_status ck__gas_member_messages(gas_state *state, uint32_t messages);
 ck_status ck__gas_member_inbox_room(gas_state *state, size_t entries);
 double ck__gas_member_message_bytes(const gas_state *state, uint32_t messages);
 void ck__gas_member_messages_free(gas_state *state);
-/* Reads slots [0, count) of a buffer, bytes_a_slot bytes a slot, into
- * host memory (a blocking read). */
-ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,
-                             size_t bytes_a_slot, void *out);
-/* The member's queue. */
-ck_queue *ck__gas_member_queue(ck_gas *member);
 /* Room for `slots` slots: where the member holds fewer, it is made again
  * with more (a quarter to spare), its slots in use copied; *member then
  * changes. */

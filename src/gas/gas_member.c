@@ -175,18 +175,6 @@ fail:
   return status;
 }
 
-ck_queue *ck__gas_member_queue(ck_gas *member) {
-  return member->state.queue;
-}
-
-ck_status ck__gas_read_slots(gas_state *state, ck_buffer *buffer, size_t count,
-                             size_t bytes_a_slot, void *out) {
-  if (count == 0)
-    return CK_OK;
-  return ck_buffer_read(state->queue, buffer, 0, count * bytes_a_slot, out,
-                        CK_BLOCKING, NULL);
-}
-
 /* What a state made again carries (ck__gas_member_reserve): the slots'
  * positions, velocities, forces (a state made again between steps, a
  * resident settle's, takes its next first half-kick from them) and ids;

@@ -139,7 +139,7 @@ static ck_status halo_admit(void *self, size_t i, int stage,
   ck_status status = ck__gas_member_admit(
       &m->gas, l->incoming[0], l->incoming[1], in, p->border[PREVIOUS] - slack,
       p->border[NEXT] + slack, stage, base, &m->stray);
-  s->run->queues[i] = ck__gas_member_queue(m->gas);
+  s->run->queues[i] = m->gas->state.queue;
   return status;
 }
 

@@ -82,7 +82,7 @@ ck_status ck__gas_spread_make_slab(ck__gas_spread *s, member *m, size_t i,
       ck__gas_member_make(&s->run->devices[i], &c, s->forms, (uint32_t)messages,
                           walls_x, walls_y, tiers, 0, &m->gas);
   if (status == CK_OK)
-    *queue = ck__gas_member_queue(m->gas);
+    *queue = m->gas->state.queue;
   return status;
 }
 
@@ -131,7 +131,7 @@ ck_status ck__gas_spread_take_slab(ck__gas_spread *s, member *m, size_t i) {
                               0, 0, &m->stray));
   /* Made to hold them: it was not made again, and its queue stays the
    * run's. */
-  assert(ck__gas_member_queue(m->gas) == s->run->queues[i]);
+  assert(m->gas->state.queue == s->run->queues[i]);
 fail:
   free(entries);
   return status;
@@ -286,14 +286,14 @@ static ck_status member_records(void *context, size_t i) {
   if (!read || !words)
     CK_FAIL(CK_ERROR_OUT_OF_MEMORY, "out of memory");
   /* Its slots' words, then each field asked for (pairs, then singles). */
-  ck_buffer *const buffers[5] = {state->position, state->velocity, state->force,
-                                 state->energy, state->virial};
-  static const size_t at[5] = {0, 2, 4, 6, 7};
-  CK_TRY(ck__gas_read_slots(state, state->id, slots, 4, words));
-  for (int q = 0; q < 5; ++q)
-    if (into[q])
-      CK_TRY(ck__gas_read_slots(state, buffers[q], slots, q < 3 ? 8 : 4,
-                                read + at[q] * slots));
+  ck_buffer *const buffers[6] = {state->id,    state->position, state->velocity,
+                                 state->force, state->energy,   state->virial};
+  static const size_t at[6] = {0, 0, 2, 4, 6, 7}; /* in read */
+  for (int q = 0; slots > 0 && q < 6; ++q)
+    if (q == 0 || into[q - 1])
+      CK_TRY(ck_buffer_read(
+          state->queue, buffers[q], 0, slots * (q == 0 || q > 3 ? 4 : 8),
+          q ? (void *)(read + at[q] * slots) : words, CK_BLOCKING, NULL));
   CK_TRY(write_records(call, m, words, read, slots));
   call->counts[i] = m->records.count;
 fail:

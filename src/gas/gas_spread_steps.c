@@ -202,7 +202,7 @@ static ck_status make_room(ck__gas_spread *s, member *m, size_t i,
                  4 * (size_t)state->message_capacity + state->particles / 64 +
                  256;
   CK_TRY(ck__gas_member_reserve(&m->gas, slots));
-  s->run->queues[i] = ck__gas_member_queue(m->gas);
+  s->run->queues[i] = m->gas->state.queue;
   if (m->gas != before)
     s->generation += 1;
 fail:
