@@ -86,17 +86,16 @@ static ck_status count_gpus(ck__gas_spread *s) {
   return status;
 }
 
-/* Whether the members' cell lists would step resident, where they are
- * GPUs (collective): their reads of each other opened to see, then
- * closed (the plan opens what the run steps by). */
-static ck_status probe_resident(ck__gas_spread *s) {
+/* The members' reads of each other opened (collective), and whether
+ * their cell lists would step resident: the default neighbours depend on
+ * it. The plan closes them where the run will not step so. */
+static ck_status open_reads(ck__gas_spread *s) {
   ck_status status = CK_OK;
-  if (s->whole || !s->gpus)
+  if (s->whole)
     return CK_OK;
   CK_TRY(ck__halo_reside_open(&s->halo, 1));
   s->resident_able = ck__halo_may_reside(&s->halo) && ck__halo_direct(&s->halo);
 fail:
-  ck__halo_reside_close(&s->halo);
   return status;
 }
 
@@ -118,7 +117,7 @@ ck_status ck__gas_spread_begin(const ck_spread *spread, ck__gas_spread **made) {
                      ? CK_OK
                      : ck__fail(CK_ERROR_OUT_OF_MEMORY, "out of host memory")));
   CK_TRY(count_gpus(s));
-  CK_TRY(probe_resident(s));
+  CK_TRY(open_reads(s));
   /* The shares, else equal: each slab holds its share of the particles. */
   ck__spread_fractions(spread->shares, s->total, s->weights);
   s->pace.on = !spread->shares && s->total > 1;

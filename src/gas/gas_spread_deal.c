@@ -157,10 +157,10 @@ ck_status ck__gas_spread_plan(ck__gas_spread *s) {
    * device to device ran slower (bench/RESULTS.md). */
   if (s->domain.stages > 1)
     s->pace.on = 0;
-  /* Cell lists in slabs step resident, through peers in one process and
-   * through a window between processes (gas_spread_steps.c). */
-  int slab_cells = s->domain.stages == 1 && s->config.neighbors == CK_GAS_CELLS;
-  CK_TRY(ck__halo_reside_open(&s->halo, slab_cells));
+  /* Cell lists in slabs step resident (gas_spread_steps.c); other runs
+   * close the members' reads of each other, opened as the spread began. */
+  if (s->domain.stages > 1 || s->config.neighbors != CK_GAS_CELLS)
+    ck__halo_reside_close(&s->halo);
   /* Members whose devices are of one model keep equal shares, and cell
    * lists' steps go resident after the first; measuring goes
    * through the host (about 0.2 s at 8M particles over two H100s). */

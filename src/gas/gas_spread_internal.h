@@ -52,7 +52,7 @@ struct ck__gas_spread {
    * takes it as its member (ck__gas_spread_adopt). */
   ck_gas *adopted;
   int gpus; /* every member, on every process, is a GPU that runs kernels */
-  int resident_able; /* and their cell lists would step resident */
+  int resident_able; /* and their cell lists could step resident */
   double *weights;   /* total: each one's share */
   /* The box's cut (framework/domain.h): its reach is rc (cells) or rc +
    * skin (Verlet lists) past a border, its pad the skin. */

@@ -209,8 +209,10 @@ static cl_context share_context(cl_device_id device, cl_context home,
 static void release_context(cl_context context) {
   pthread_mutex_lock(&contexts_lock);
   for (int k = 0; k < SHARED_CONTEXTS; ++k)
-    if (contexts[k].context == context && --contexts[k].queues == 0)
-      contexts[k].device = NULL, contexts[k].context = NULL;
+    if (contexts[k].context == context && --contexts[k].queues == 0) {
+      contexts[k].device = NULL;
+      contexts[k].context = NULL;
+    }
   pthread_mutex_unlock(&contexts_lock);
   clReleaseContext(context);
 }
